@@ -1,0 +1,77 @@
+/** Where an object came from: a file relative to the repository root, and its line where the build allows it. */
+export interface Origin {
+  file: string;
+  line: number | null;
+}
+
+export interface SourceRef {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
+export interface DependsOn {
+  /** `namespace/name`; the namespace defaults to the dependent's, as kustomize-controller does. */
+  key: string;
+  /** Line of this entry in the dependent's file, where known. */
+  line: number | null;
+}
+
+export interface PostBuild {
+  substitute: Record<string, string>;
+  substituteFrom: { kind: 'ConfigMap' | 'Secret'; name: string; optional: boolean }[];
+}
+
+/** A Flux Kustomization as the cluster would receive it: after its parent's build, overlay and substitution. */
+export interface FluxKustomization {
+  key: string;
+  namespace: string;
+  name: string;
+  /** spec.path as built (after substitution), relative to the source's root. */
+  path: string | null;
+  /** The directory it renders, relative to the repository root; null when its source is not this repository. */
+  repoPath: string | null;
+  sourceRef: SourceRef;
+  dependsOn: DependsOn[];
+  wait: boolean;
+  healthChecks: number;
+  prune: boolean;
+  suspend: boolean;
+  timeout: string | null;
+  interval: string | null;
+  targetNamespace: string | null;
+  postBuild: PostBuild | null;
+  /** Key of the Kustomization whose build applies this one; null for a cluster's entry objects. */
+  parent: string | null;
+  origin: Origin;
+  raw: Record<string, unknown>;
+}
+
+/** Any object a Kustomization applies, with the Kustomization that owns it. */
+export interface RenderedObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string | null;
+  origin: Origin;
+  /** Key of the Kustomization that applies it; null for objects of the entry path itself. */
+  owner: string | null;
+  raw: Record<string, unknown>;
+}
+
+/** A source a Kustomization points at that does not live in this repository (another repo, OCI, a bucket). */
+export interface ExternalSource {
+  ref: SourceRef;
+  url: string | null;
+  usedBy: string[];
+}
+
+/** One cluster, fully loaded: what the graph, lint and plan code consume. Pure data. */
+export interface ClusterModel {
+  name: string;
+  /** The entry path, relative to the repository root. */
+  entry: string;
+  kustomizations: FluxKustomization[];
+  objects: RenderedObject[];
+  externalSources: ExternalSource[];
+}

@@ -1,0 +1,44 @@
+/** Codes are stable: automation keys on them (`check -o json`). Add, never rename. */
+export type ProblemCode =
+  | 'cycle'
+  | 'missing-dependency'
+  | 'duplicate'
+  | 'runtime-crd'
+  | 'unresolved-substitution'
+  | 'wait-dependency'
+  | 'cluster-drift'
+  | 'legacy-order'
+  | 'yaml-invalid'
+  | 'path-missing'
+  | 'build-failed'
+  | 'external-source'
+  | 'config-invalid';
+
+export type Severity = 'error' | 'warning';
+
+/** One finding, with enough location to act on it. Rules return these; they never throw. */
+export interface Problem {
+  code: ProblemCode;
+  severity: Severity;
+  message: string;
+  /** Relative to the repository root, or null when the problem has no single file. */
+  file: string | null;
+  line: number | null;
+  /** `Kind/namespace/name`, or `Kind/name` for cluster-scoped objects. */
+  object: string | null;
+  cluster: string | null;
+}
+
+export const isError = (p: Problem): boolean => p.severity === 'error';
+
+/** Orders problems by file, line, then code, so output is stable run to run. */
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort(
+    (a, b) =>
+      (a.cluster ?? '').localeCompare(b.cluster ?? '') ||
+      (a.file ?? '').localeCompare(b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      a.code.localeCompare(b.code) ||
+      a.message.localeCompare(b.message),
+  );
+}
