@@ -1,0 +1,138 @@
+// The cluster client's contract: pure types, no I/O. src/cluster/node-client.ts implements it over
+// @kubernetes/client-node; tests and the runner can substitute a fake.
+
+/** Any Kubernetes object as the API server returns it (plain JSON, no typed model). */
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: K8sMeta;
+  [field: string]: unknown;
+}
+
+export interface K8sMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  deletionTimestamp?: string;
+  [field: string]: unknown;
+}
+
+/** Names one object; `namespace` is omitted (or null) for cluster-scoped kinds. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string | null;
+}
+
+/** A kind to list or watch; `namespace` omitted = all namespaces. */
+export interface KindRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+}
+
+export type ApplyAction = 'created' | 'configured' | 'unchanged';
+
+export interface ApplyOptions {
+  /** The SSA field manager; standup uses `standup`. */
+  fieldManager: string;
+  /** Take over fields owned by other managers (ForceOwnership), as kustomize-controller does. */
+  force: boolean;
+  /** Server-side dry-run only: report what would happen, write nothing. */
+  dryRun?: boolean;
+  /** How long to wait for applied CRDs to become Established (default 60 s, like Flux). */
+  crdTimeoutMs?: number;
+}
+
+/** One object's outcome, in apply order. */
+export interface ApplyResult {
+  /** `Kind/namespace/name`, or `Kind/name` when cluster-scoped. */
+  id: string;
+  ref: ObjectRef;
+  action: ApplyAction;
+  /** The live object after the apply (or the dry-run result); undefined only when a dry-run could not be evaluated. */
+  object?: K8sObject;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+export interface DeleteOptions {
+  propagationPolicy?: PropagationPolicy;
+  dryRun?: boolean;
+}
+
+export interface ObserveOptions {
+  /** Server-side watch timeout; the watch is resumed from the last resourceVersion when it ends. Default 300. */
+  timeoutSeconds?: number;
+  /** Poll with a LIST every `pollMs` instead of watching. */
+  pollMs?: number;
+}
+
+/** API traffic seen by this client, for benchmarks (requests per minute while waiting). */
+export interface RequestStats {
+  /** Plain request/response calls (GET, LIST, PATCH, DELETE, discovery). */
+  requests: number;
+  /** Watch connections opened. */
+  watches: number;
+  /** When counting started (ms since epoch). */
+  since: number;
+}
+
+/**
+ * Everything standup needs from a cluster. Every method throws a ClusterError subclass (src/cluster/errors.ts),
+ * never a raw client-node error.
+ */
+export interface ClusterClient {
+  /** The kube context in use and its API server URL (for the context guard). */
+  readonly context: string;
+  readonly server: string;
+  /** The object, or a NotFoundError. */
+  get(ref: ObjectRef): Promise<K8sObject>;
+  /** The object, or undefined when it does not exist (a missing kind is still a NoKindError). */
+  find(ref: ObjectRef): Promise<K8sObject | undefined>;
+  list(kind: KindRef, o?: ListOptions): Promise<{ items: K8sObject[]; resourceVersion: string }>;
+  /** JSON merge patch (annotations, spec.suspend). */
+  patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o?: { dryRun?: boolean }): Promise<K8sObject>;
+  /** Deletes; resolves false when the object was already gone. */
+  delete(ref: ObjectRef, o?: DeleteOptions): Promise<boolean>;
+  /**
+   * Server-side apply in Flux's stages (CRDs and Namespaces first, CRDs waited to Established, then the rest).
+   * Each object is dry-run first and compared with the live one; an unchanged object is not written.
+   * On failure throws ApplyError carrying the results of the objects already applied.
+   */
+  apply(objects: readonly K8sObject[], o: ApplyOptions): Promise<ApplyResult[]>;
+  /** Waits until every named CRD has Established=True, or throws a ClusterTimeoutError naming the laggards. */
+  waitEstablished(crdNames: readonly string[], o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  /**
+   * A list-watch of one kind that survives: relists on 410 Gone, resumes after the server's watch timeout,
+   * reconnects with backoff when the API server goes away. Yields a full snapshot keyed `namespace/name`
+   * after the initial list and after each change. Ends when `signal` aborts.
+   */
+  observe(kind: KindRef, signal: AbortSignal, o?: ObserveOptions): AsyncIterable<Map<string, K8sObject>>;
+  stats(): RequestStats;
+}
+
+/** `Kind/namespace/name`, or `Kind/name` when cluster-scoped (Flux's form). */
+export const refId = (r: { kind: string; namespace?: string | null; name: string }): string =>
+  r.namespace ? `${r.kind}/${r.namespace}/${r.name}` : `${r.kind}/${r.name}`;
+
+export const refOf = (o: K8sObject): ObjectRef => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  name: o.metadata.name,
+  namespace: o.metadata.namespace ?? null,
+});
+
+export const FLUX_KUSTOMIZATION = { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization' } as const;
+export const FLUX_GITREPOSITORY = { apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository' } as const;

@@ -1,0 +1,81 @@
+import { CliError, ExitCode, type ExitCodeValue } from '../model/errors.js';
+import { refId, type ApplyResult, type ObjectRef } from './client.js';
+
+/**
+ * Why a request failed, from the API status (or the transport). Typed Errors: every ClusterClient method throws a
+ * ClusterError whose `reason` is one of these, never a raw client-node ApiException.
+ */
+export type ClusterReason =
+  | 'NotFound'
+  | 'Conflict'
+  | 'Invalid'
+  | 'NoKind'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'Gone'
+  | 'Timeout'
+  | 'Unreachable'
+  | 'Other';
+
+export class ClusterError extends CliError {
+  constructor(
+    readonly reason: ClusterReason,
+    message: string,
+    readonly status?: number,
+    options?: ErrorOptions & { code?: string; exitCode?: ExitCodeValue; hint?: string },
+  ) {
+    super(options?.code ?? `CLUSTER_${reason.toUpperCase()}`, message, options?.exitCode ?? ExitCode.failure, options?.hint, options);
+    this.name = 'ClusterError';
+  }
+}
+
+export class NotFoundError extends ClusterError {
+  constructor(readonly ref: ObjectRef, message = `${refId(ref)} not found`, options?: ErrorOptions) {
+    super('NotFound', message, 404, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The API server does not serve this kind: `no matches for kind "K" in version "g/v"` (kubectl's and Flux's text). */
+export class NoKindError extends ClusterError {
+  constructor(readonly apiVersion: string, readonly kind: string, options?: ErrorOptions) {
+    super('NoKind', `no matches for kind "${kind}" in version "${apiVersion}"`, 404, {
+      ...options,
+      hint: 'Its CustomResourceDefinition is not installed (or not Established yet).',
+    });
+    this.name = 'NoKindError';
+  }
+}
+
+/** A request did not complete in time (the client-side request timeout, or a wait). */
+export class ClusterTimeoutError extends ClusterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('Timeout', message, undefined, { ...options, exitCode: ExitCode.timeout });
+    this.name = 'ClusterTimeoutError';
+  }
+}
+
+/**
+ * One object of an apply was rejected. The message starts with the object, as fluxcd/pkg ssa's DryRunErr does:
+ * `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`,
+ * or `ConfigMap/ns/x dry-run failed (Invalid): <the API server's message>`.
+ * `applied` holds the results of the objects applied before the failure (the partial change set).
+ */
+export class ApplyError extends ClusterError {
+  constructor(
+    readonly ref: ObjectRef,
+    readonly phase: 'dry-run' | 'apply' | 'wait',
+    reason: ClusterReason,
+    detail: string,
+    readonly applied: ApplyResult[] = [],
+    o: { status?: number; statusReason?: string; cause?: unknown } = {},
+  ) {
+    const suffix = reason === 'NoKind' || !o.statusReason ? '' : ` (${o.statusReason})`;
+    super(reason, `${refId(ref)} ${phase} failed${suffix}: ${detail}`, o.status, {
+      code: 'APPLY_FAILED',
+      cause: o.cause,
+      exitCode: reason === 'Timeout' ? ExitCode.timeout : ExitCode.failure,
+    });
+    this.name = 'ApplyError';
+  }
+}
