@@ -14,7 +14,6 @@ NS=flux-system
 TIMEOUT=${TIMEOUT:-10m}
 
 TIER_ORDER=(
-  flux-system
   crds
   platform
   platform-config
@@ -32,6 +31,7 @@ crds() {
 
 resume() {
   local tier
+  flux reconcile kustomization flux-system -n "$NS" --with-source --timeout="$TIMEOUT"
   for tier in "${TIER_ORDER[@]}"; do
     echo "==> $tier"
     flux reconcile kustomization "$tier" -n "$NS" --timeout="$TIMEOUT"
