@@ -1,0 +1,5 @@
+export * from './conditions.js';
+export * from './diagnose.js';
+export * from './kustomization.js';
+export * from './revision.js';
+export * from './source.js';
