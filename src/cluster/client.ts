@@ -97,6 +97,8 @@ export interface ClusterClient {
   /** The kube context in use and its API server URL (for the context guard). */
   readonly context: string;
   readonly server: string;
+  /** GET /version: proves the API server is reachable and the credentials work (preflight). */
+  serverVersion(): Promise<{ gitVersion: string; major?: string; minor?: string }>;
   /** The object, or a NotFoundError. */
   get(ref: ObjectRef): Promise<K8sObject>;
   /** The object, or undefined when it does not exist (a missing kind is still a NoKindError). */
@@ -112,6 +114,8 @@ export interface ClusterClient {
    * On failure throws ApplyError carrying the results of the objects already applied.
    */
   apply(objects: readonly K8sObject[], o: ApplyOptions): Promise<ApplyResult[]>;
+  /** Waits until the object is gone (finalizers done), or throws a ClusterTimeoutError naming its finalizers. */
+  waitDeleted(ref: ObjectRef, o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
   /** Waits until every named CRD has Established=True, or throws a ClusterTimeoutError naming the laggards. */
   waitEstablished(crdNames: readonly string[], o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**

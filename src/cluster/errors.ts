@@ -36,6 +36,14 @@ export class NotFoundError extends ClusterError {
   }
 }
 
+/** A write lost a race (409): a resourceVersion precondition or, without force, an SSA field-manager conflict. */
+export class ConflictError extends ClusterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('Conflict', message, 409, options);
+    this.name = 'ConflictError';
+  }
+}
+
 /** The API server does not serve this kind: `no matches for kind "K" in version "g/v"` (kubectl's and Flux's text). */
 export class NoKindError extends ClusterError {
   constructor(readonly apiVersion: string, readonly kind: string, options?: ErrorOptions) {

@@ -30,7 +30,7 @@ import {
   type ObserveOptions,
   type RequestStats,
 } from './client.js';
-import { ApplyError, ClusterError, ClusterTimeoutError, NoKindError, NotFoundError, type ClusterReason } from './errors.js';
+import { ApplyError, ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError, type ClusterReason } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { listWatch, pollList, realDelay, type DelayFn, type ListWatchTransport } from './watch.js';
 
@@ -109,6 +109,7 @@ export function toClusterError(e: unknown, server: string, timeoutMs: number, re
     const msg = st.message ?? `HTTP ${e.code}`;
     if (e.code === 404 && ref) return new NotFoundError(ref, `${refId(ref)} not found: ${msg}`, { cause: e });
     if (reason === 'Timeout') return new ClusterTimeoutError(`${msg} (HTTP ${e.code})`, { cause: e });
+    if (reason === 'Conflict') return new ConflictError(`${ref ? `${refId(ref)}: ` : ''}${msg}`, { cause: e });
     return new ClusterError(reason, `${e.code} ${msg}`, e.code, { cause: e });
   }
   const name = (e as { name?: unknown } | null)?.name;
@@ -253,6 +254,29 @@ export class NodeClusterClient implements ClusterClient {
 
   private fail(e: unknown, ref?: ObjectRef): ClusterError {
     return toClusterError(e, this.server, this.timeoutMs, ref);
+  }
+
+  async serverVersion(): Promise<{ gitVersion: string; major?: string; minor?: string }> {
+    try {
+      return (await this.api.send(HttpMethod.GET, '/version', {})) as { gitVersion: string };
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  async waitDeleted(ref: ObjectRef, o: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
+    const deadline = Date.now() + (o.timeoutMs ?? 300_000);
+    const signal = o.signal ?? new AbortController().signal;
+    for (;;) {
+      const live = await this.find(ref);
+      if (!live) return;
+      if (signal.aborted) throw new ClusterTimeoutError(`interrupted while waiting for ${refId(ref)} to be deleted`);
+      if (Date.now() >= deadline) {
+        const fin = live.metadata.finalizers?.length ? ` (finalizers: ${live.metadata.finalizers.join(', ')})` : '';
+        throw new ClusterTimeoutError(`timeout waiting for ${refId(ref)} to be deleted${fin}`);
+      }
+      await this.delay(o.pollMs ?? 1000, signal);
+    }
   }
 
   async get(ref: ObjectRef): Promise<K8sObject> {

@@ -146,6 +146,7 @@ export class FakeApiServer {
     this.log.push({ method, url: req.url!, contentType: req.headers['content-type'], ...(body ? { body } : {}) });
     if (this.hang?.(method, req.url!)) return; // never answers
     const parts = url.pathname.split('/').filter(Boolean);
+    if (url.pathname === '/version') return this.send(res, 200, { major: '1', minor: '36', gitVersion: 'v1.36.4' });
     // discovery
     if ((parts[0] === 'api' && parts.length === 2) || (parts[0] === 'apis' && parts.length === 3)) {
       const [group, version] = parts[0] === 'api' ? ['', parts[1]!] : [parts[1]!, parts[2]!];
@@ -214,6 +215,7 @@ export class FakeApiServer {
       if (ns && ![...this.objects.values()].some((o) => o.kind === 'Namespace' && o.metadata.name === ns) && ns !== 'default') {
         return this.status(res, 404, 'NotFound', `namespaces "${ns}" not found`);
       }
+      if (patch.metadata?.labels?.conflict) return this.status(res, 409, 'Conflict', `Apply failed with 1 conflict: conflict with "kubectl" using v1: .data.a`);
       if (patch.metadata?.labels?.invalid) return this.status(res, 422, 'Invalid', `${r.kind} "${name}" is invalid: metadata.labels: Invalid value`);
       let next: Obj;
       if (ct === 'application/apply-patch+yaml') {

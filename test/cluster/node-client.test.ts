@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { K8sObject } from '../../src/cluster/client.js';
-import { ApplyError, ClusterError, ClusterTimeoutError, NoKindError, NotFoundError } from '../../src/cluster/errors.js';
+import { ApplyError, ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError } from '../../src/cluster/errors.js';
 import { createClusterClient, type NodeClusterClient } from '../../src/cluster/node-client.js';
 import { FakeApiServer } from './fake-apiserver.js';
 
@@ -131,6 +131,35 @@ describe('get, list, patchMerge, delete', () => {
     await expect(client.delete(ref, { propagationPolicy: 'Background' })).resolves.toBe(true);
     expect(api.log.at(-1)?.url).toContain('propagationPolicy=Background');
     await expect(client.delete(ref)).resolves.toBe(false);
+  });
+});
+
+describe('preflight and teardown helpers', () => {
+  it('reads the server version', async () => {
+    await expect(client.serverVersion()).resolves.toMatchObject({ gitVersion: 'v1.36.4' });
+  });
+
+  it('waits until a deleted object is gone, and names its finalizers on timeout', async () => {
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'cdi' };
+    api.put({ ...cm({ a: '1' }, 'x'), metadata: { name: 'x', namespace: 'cdi', finalizers: ['finalizers.fluxcd.io'] } });
+    let polls = 0;
+    const c = createClusterClient(api.kubeconfig(), {
+      delay: async () => {
+        if (++polls === 3) api.objects.clear();
+      },
+    });
+    await c.waitDeleted(ref, { pollMs: 1 });
+    expect(polls).toBe(3);
+    api.put({ ...cm({ a: '1' }, 'x'), metadata: { name: 'x', namespace: 'cdi', finalizers: ['finalizers.fluxcd.io'] } });
+    await expect(c.waitDeleted(ref, { timeoutMs: 0 })).rejects.toThrow('timeout waiting for ConfigMap/cdi/x to be deleted (finalizers: finalizers.fluxcd.io)');
+  });
+
+  it('types a 409 as ConflictError inside the ApplyError', async () => {
+    const obj = { ...cm({ a: '1' }), metadata: { name: 'c', namespace: 'default', labels: { conflict: 'x' } } };
+    const e = (await client.apply([obj], { fieldManager: 'standup', force: false }).catch((x: unknown) => x)) as ApplyError;
+    expect(e.reason).toBe('Conflict');
+    expect(e.message).toBe('ConfigMap/default/c dry-run failed (Conflict): Apply failed with 1 conflict: conflict with "kubectl" using v1: .data.a');
+    expect(e.cause).toBeInstanceOf(ConflictError);
   });
 });
 
