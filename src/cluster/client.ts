@@ -127,6 +127,10 @@ export interface ClusterClient {
   stats(): RequestStats;
 }
 
+/** API calls per minute since `stats.since` (plain requests plus watch connections opened). */
+export const requestsPerMinute = (s: RequestStats, now: number = Date.now()): number =>
+  ((s.requests + s.watches) * 60_000) / Math.max(1, now - s.since);
+
 /** `Kind/namespace/name`, or `Kind/name` when cluster-scoped (Flux's form). */
 export const refId = (r: { kind: string; namespace?: string | null; name: string }): string =>
   r.namespace ? `${r.kind}/${r.namespace}/${r.name}` : `${r.kind}/${r.name}`;

@@ -128,6 +128,10 @@ export function toClusterError(e: unknown, server: string, timeoutMs: number, re
 
 /** KubernetesObjectApi with raw JSON in and out, and discovery failures as NoKindError. */
 class RawObjectApi extends KubernetesObjectApi {
+  useContextNamespace(kc: KubeConfig): void {
+    this.setDefaultNamespace(kc);
+  }
+
   /** The resource URL for an object (`list` → the collection; no namespace = all namespaces). */
   async pathFor(spec: { apiVersion: string; kind: string; name?: string; namespace?: string | null }, action: 'read' | 'list' | 'patch' | 'delete'): Promise<string> {
     let res;
@@ -241,7 +245,7 @@ export class NodeClusterClient implements ClusterClient {
       ],
     });
     this.api = new RawObjectApi(config);
-    (this.api as unknown as { defaultNamespace: string }).defaultNamespace = kc.getContextObject(context)?.namespace ?? 'default';
+    this.api.useContextNamespace(kc); // objects without a namespace go to the context's, as kubectl does
   }
 
   stats(): RequestStats {
