@@ -1,0 +1,22 @@
+import { graphJson, renderDot, renderMermaid, renderTree } from '../../ui/graph-render.js';
+import { ExitCode } from '../../model/errors.js';
+import type { Io } from '../io.js';
+import { loadAndPlan, warnLoadProblems } from '../load.js';
+import { outputFormat, type GlobalOptions } from '../options.js';
+
+const FORMATS = ['text', 'mermaid', 'dot', 'json'] as const;
+
+/** `standup graph`: the dependsOn and nesting graph as a tree, Mermaid, DOT or JSON. */
+export async function graph(o: GlobalOptions, io: Io): Promise<number> {
+  const format = outputFormat(o.output, FORMATS, 'text');
+  const { repo, contexts } = await loadAndPlan(o, io);
+  const render = {
+    text: renderTree,
+    mermaid: renderMermaid,
+    dot: renderDot,
+    json: (c: typeof contexts) => JSON.stringify(graphJson(c), null, 2) + '\n',
+  }[format];
+  io.out(render(contexts));
+  warnLoadProblems(repo.problems, contexts.length, io);
+  return ExitCode.ok;
+}

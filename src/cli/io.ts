@@ -1,0 +1,24 @@
+import { pickStyle, type Style } from '../ui/style.js';
+
+/** Where commands write: data to `out` (stdout), everything for people to `err` (stderr), as flux does. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  style: Style;
+  errStyle: Style;
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function processIo(): Io {
+  return {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    style: pickStyle(process.stdout),
+    errStyle: pickStyle(process.stderr),
+    isTTY: !!process.stdout.isTTY,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}

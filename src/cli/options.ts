@@ -1,0 +1,18 @@
+import { ConfigError } from '../model/errors.js';
+
+/** The flags every command takes (DESIGN.md: they follow kubectl and flux). */
+export interface GlobalOptions {
+  repo?: string;
+  cluster: string[];
+  path?: string;
+  output?: string;
+}
+
+/** Validates `-o` against what a command can print; the error lists the choices. */
+export function outputFormat<T extends string>(value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError('BAD_FLAG', `unknown output format "${value}"`, `Use one of: ${choices.join(', ')}.`);
+}
+
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

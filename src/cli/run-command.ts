@@ -1,0 +1,78 @@
+import { CliError, ExitCode } from '../model/errors.js';
+import type { RunEvent } from '../runner/events.js';
+import { openSession, type ClusterFlags, type Session } from '../runner/session.js';
+import { jsonReporter } from '../ui/reporters/json.js';
+import { listrReporter } from '../ui/reporters/listr.js';
+import { plainReporter } from '../ui/reporters/plain.js';
+import { RecordCollector } from '../ui/reporters/record.js';
+import { teeReporter, type Reporter } from '../ui/reporters/reporter.js';
+import { renderSummary } from '../ui/reporters/summary.js';
+import type { Io } from './io.js';
+import { outputFormat } from './options.js';
+
+export interface RunContext {
+  session: Session;
+  emit: (e: RunEvent) => void;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs a writing command with the right reporter (listr2 on a terminal, plain lines in CI and pipes, JSON events
+ * with -o json), the --record file, Ctrl-C handling and the summary. Rethrows the error that ended the run.
+ */
+export async function withRun(
+  flags: ClusterFlags,
+  io: Io,
+  command: string,
+  body: (rc: RunContext) => Promise<{ message: string }>,
+  steps: (s: Session) => import('../runner/events.js').StepInfo[],
+  /** Runs before anything is drawn: checks and questions that must not race the live task list. */
+  prepare?: (s: Session) => Promise<void>,
+): Promise<number> {
+  const format = outputFormat(flags.output, ['text', 'json'] as const, 'text');
+  const session = await openSession(flags);
+  if (prepare) await prepare(session);
+  const screen = pickReporter(format, io);
+  const record = new RecordCollector(flags.record);
+  const reporter = teeReporter(screen, record);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.interrupted); // a second Ctrl-C means now
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const started = Date.now();
+  let failure: unknown;
+  let message = '';
+  reporter.onEvent({ type: 'plan', cluster: session.name, command, steps: steps(session), dryRun: !!flags.dryRun });
+  try {
+    message = (await body({ session, emit: (e) => reporter.onEvent(e), signal: controller.signal })).message;
+  } catch (e) {
+    failure = e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const exitCode = failure instanceof CliError ? failure.exitCode : failure ? ExitCode.failure : ExitCode.ok;
+  reporter.onEvent({
+    type: 'run-end',
+    ok: !failure,
+    exitCode,
+    durationMs: Date.now() - started,
+    message: failure instanceof Error ? failure.message : message,
+    ...(failure instanceof CliError && failure.hint ? { hint: failure.hint } : {}),
+  });
+  await reporter.close();
+  if (format === 'text') io.err('\n' + renderSummary(record.record(), io.errStyle));
+  if (failure) throw failure;
+  return ExitCode.ok;
+}
+
+function pickReporter(format: 'text' | 'json', io: Io): Reporter {
+  if (format === 'json') return jsonReporter(io.out);
+  const ci = !!io.env.CI && io.env.CI !== 'false';
+  return io.isTTY && !ci ? listrReporter() : plainReporter(io.err, io.errStyle);
+}

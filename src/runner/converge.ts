@@ -1,0 +1,141 @@
+import { FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
+import type { PlanContext } from '../plan/plan.js';
+import { REQUESTED_AT, type LiveKustomization } from '../status/conditions.js';
+import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
+import { sourceReadiness } from '../status/source.js';
+import { shortRevision } from '../status/revision.js';
+import { splitKey } from '../model/ref.js';
+import { InterruptedError, TierFailedError, WaitTimeoutError } from './errors.js';
+import { tierStepId, type Emit } from './events.js';
+import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
+import type { LiveState } from './live-state.js';
+
+export interface ConvergeOptions {
+  ctx: PlanContext;
+  client: ClusterClient;
+  live: LiveState;
+  emit: Emit;
+  signal: AbortSignal;
+  /** Per-tier timeout in ms, counted from the moment the tier's dependencies are ready. */
+  timeoutFor: (key: string) => number;
+  fallback: readonly FallbackCrd[];
+  dryRun?: boolean;
+  now?: () => number;
+  /** Upper bound between two looks at the state when nothing changes (timers, logs). */
+  tickMs?: number;
+}
+
+export interface TierOutcome {
+  key: string;
+  result: 'ok' | 'skipped';
+  durationMs: number;
+  revision: string | null;
+}
+
+interface Track {
+  key: string;
+  startedAt: number | null;
+  requestedAt: string | null;
+  lastLine: string;
+  readiness: Readiness;
+  done: boolean;
+}
+
+/**
+ * Waits until every Kustomization of the plan is Ready at its source's current revision, requesting a reconcile of
+ * each the moment its dependencies are ready, so none waits out kustomize-controller's --requeue-dependency.
+ * Independent tiers progress together (a frontier, not level by level). Fails fast on a terminal Ready=False that
+ * belongs to the current revision (and to standup's own reconcile request, when it made one).
+ */
+export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
+  const now = o.now ?? Date.now;
+  const { graph, plan } = o.ctx;
+  const order = plan.kustomizations.map((k) => k.key);
+  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false }]));
+  const outcomes: TierOutcome[] = [];
+  let first = true;
+
+  for (;;) {
+    if (o.signal.aborted) throw new InterruptedError();
+    o.live.check();
+    for (const key of order) {
+      const t = tracks.get(key)!;
+      if (t.done) continue;
+      const node = graph.nodes.get(key)!;
+      const live = o.live.kustomizations.get(key);
+      const source = sourceReadiness(o.live.sourceOf(live, node.sourceRef));
+      const r = kustomizationReadiness(live, { sourceRevision: source.revision ?? undefined, dependencyKeys: graph.deps.get(key) });
+      t.readiness = r;
+      const depsDone = (graph.deps.get(key) ?? []).every((d) => tracks.get(d)!.done);
+      const parentDone = node.parent === null || !tracks.has(node.parent) || tracks.get(node.parent)!.done;
+
+      if (r.state === 'ready') {
+        t.done = true;
+        const skipped = first && t.startedAt === null;
+        const durationMs = t.startedAt === null ? 0 : now() - t.startedAt;
+        if (!skipped && t.startedAt === null) o.emit({ type: 'step-start', id: tierStepId(key), at: new Date(now()).toISOString() });
+        o.emit({ type: 'step-end', id: tierStepId(key), result: skipped ? 'skipped' : 'ok', durationMs,
+          message: skipped ? `already Ready at ${shortRevision(r.revision)}` : `Ready at ${shortRevision(r.revision)}` });
+        outcomes.push({ key, result: skipped ? 'skipped' : 'ok', durationMs, revision: r.revision });
+        continue;
+      }
+      if (!depsDone || (!live && !parentDone)) continue;
+
+      if (t.startedAt === null) {
+        t.startedAt = now();
+        o.emit({ type: 'step-start', id: tierStepId(key), at: new Date(t.startedAt).toISOString() });
+      }
+      if (r.state === 'suspended') {
+        throw new TierFailedError(key, `${key} is suspended, so it will never become Ready`,
+          `Resume it (\`flux resume ks ${splitKey(key).name} -n ${splitKey(key).namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.`);
+      }
+      if (live && t.requestedAt === null) {
+        t.requestedAt = await requestReconcile(o, key, now);
+      }
+      if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
+        const { message, hint } = explainFailure(key, r, o.fallback);
+        o.emit({ type: 'step-end', id: tierStepId(key), result: 'failed', durationMs: now() - t.startedAt, message });
+        throw new TierFailedError(key, message, hint);
+      }
+      const line = live || !node.parent ? statusLine(r) : `not applied yet (${node.parent} applies it)`;
+      if (line !== t.lastLine) {
+        t.lastLine = line;
+        o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: line });
+      }
+      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks);
+    }
+    first = false;
+    if ([...tracks.values()].every((t) => t.done)) return outcomes;
+    if (o.dryRun) return outcomes;
+    await o.live.changed(o.tickMs ?? 1000);
+  }
+}
+
+/** Annotates `reconcile.fluxcd.io/requestedAt`, as `flux reconcile ks` does; with --dry-run, only says so. */
+async function requestReconcile(o: ConvergeOptions, key: string, now: () => number): Promise<string> {
+  const value = new Date(now()).toISOString();
+  const { namespace, name } = splitKey(key);
+  if (!o.dryRun) {
+    await o.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, { metadata: { annotations: { [REQUESTED_AT]: value } } });
+  }
+  o.emit({ type: 'change', id: tierStepId(key), object: `Kustomization/${key}`, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: !!o.dryRun });
+  return value;
+}
+
+/**
+ * A Ready=False counts only when it speaks for now: KC has handled standup's reconcile request (if any), and it
+ * attempted the source's current revision. A failure left over from before a fix (say, before `standup crds`) is not.
+ */
+function failureIsCurrent(live: LiveKustomization | undefined, requestedAt: string | null, sourceRevision: string | null): boolean {
+  if (!live) return false;
+  if (requestedAt !== null && live.status?.lastHandledReconcileAt !== requestedAt) return false;
+  const attempted = live.status?.lastAttemptedRevision;
+  return !(sourceRevision && attempted && attempted !== sourceRevision);
+}
+
+function timeout(key: string, t: Track, tracks: Map<string, Track>): WaitTimeoutError {
+  const pending = [...tracks.values()].filter((x) => !x.done && x.startedAt !== null).map((x) => `${x.key}: ${statusLine(x.readiness)}`);
+  const d = t.readiness.diagnosis;
+  const laggards = d?.type === 'health-check' ? `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}` : '';
+  return new WaitTimeoutError(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, pending);
+}

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { parseAllDocuments } from 'yaml';
+import type { K8sObject } from '../cluster/client.js';
+import { ConfigError } from '../model/errors.js';
+import { findKustomize } from '../repo/kustomize.js';
+import { hasKustomizationFile } from '../repo/overlay.js';
+
+/**
+ * Reads the manifests at `target`: a kustomization directory is built with the real kustomize; any other directory
+ * contributes every *.yaml/*.yml below it; a file is read as is. Errors name the file and line.
+ */
+export async function readManifests(target: string, shownAs = target): Promise<K8sObject[]> {
+  let st;
+  try {
+    st = statSync(target);
+  } catch {
+    throw new ConfigError('MANIFESTS_MISSING', `${shownAs} does not exist`, 'Fix the path in tiers.yaml (paths there are relative to the repository root).');
+  }
+  if (st.isDirectory() && hasKustomizationFile(target)) {
+    const k = findKustomize();
+    const [cmd, ...args] = k.command;
+    const r = await execa(cmd, [...args, target, '--load-restrictor', 'LoadRestrictionsNone'], { reject: false });
+    if (r.exitCode !== 0) throw new ConfigError('BUILD_FAILED', `${k.display} ${shownAs} failed: ${r.stderr.trim().split('\n').slice(0, 5).join('\n')}`, 'Fix the kustomization, then run again.');
+    return parseText(r.stdout, shownAs);
+  }
+  const files = st.isDirectory() ? yamlFilesUnder(target) : [target];
+  return files.flatMap((f) => parseText(readFileSync(f, 'utf8'), path.join(shownAs, path.relative(target, f)) || shownAs));
+}
+
+/** Parses a multi-document YAML text into objects; a syntax error names file:line:col. */
+export function parseText(text: string, file: string): K8sObject[] {
+  const out: K8sObject[] = [];
+  for (const doc of parseAllDocuments(text, { prettyErrors: true })) {
+    const err = doc.errors[0];
+    if (err) {
+      const at = err.linePos?.[0];
+      throw new ConfigError('YAML_INVALID', `${file}${at ? `:${at.line}:${at.col}` : ''}: ${err.message.split('\n')[0]}`, 'Fix the YAML, then run again.');
+    }
+    const obj = doc.toJS() as K8sObject | null;
+    if (obj === null || typeof obj !== 'object') continue;
+    if (obj.kind === 'List' && Array.isArray(obj.items)) out.push(...(obj.items as K8sObject[]));
+    else out.push(obj);
+  }
+  return out;
+}
+
+function yamlFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return yamlFilesUnder(p);
+      return /\.ya?ml$/.test(e.name) ? [p] : [];
+    });
+}
