@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { reporters } from './vitest.reporters.js';
 
 // Unit tests: fast, no cluster. Integration tests (test/integration) have their own config and share one testbed.
 export default defineConfig({
@@ -6,5 +7,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     exclude: ['test/integration/**', 'test/corpus/**', 'node_modules/**'],
     testTimeout: 30_000,
+    ...reporters('unit'),
   },
 });
