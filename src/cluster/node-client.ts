@@ -17,8 +17,6 @@ import {
 } from '@kubernetes/client-node';
 import {
   refId,
-  refOf,
-  type ApplyAction,
   type ApplyOptions,
   type ApplyResult,
   type ClusterClient,
@@ -30,7 +28,8 @@ import {
   type ObserveOptions,
   type RequestStats,
 } from './client.js';
-import { ApplyError, ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError, type ClusterReason } from './errors.js';
+import { applyStaged } from './apply.js';
+import { ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError, type ClusterReason } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { listWatch, pollList, realDelay, type DelayFn, type ListWatchTransport } from './watch.js';
 
@@ -149,11 +148,6 @@ class RawObjectApi extends KubernetesObjectApi {
     return this.specUriPath({ apiVersion: spec.apiVersion, kind: spec.kind, metadata: meta }, action);
   }
 
-  async namespaced(apiVersion: string, kind: string): Promise<boolean> {
-    await this.pathFor({ apiVersion, kind }, 'list');
-    return (await this.resource(apiVersion, kind))?.namespaced ?? false;
-  }
-
   async send(method: HttpMethod, path: string, query: Record<string, string | undefined>, body?: unknown, contentType?: string): Promise<unknown> {
     const ctx: RequestContext = this.configuration.baseServer.makeRequestContext(path, method);
     ctx.setHeaderParam('Accept', 'application/json');
@@ -170,37 +164,6 @@ class RawObjectApi extends KubernetesObjectApi {
     if (response.httpStatusCode >= 200 && response.httpStatusCode <= 299) return (text ? JSON.parse(text) : {}) as T;
     throw new ApiException(response.httpStatusCode, 'Unsuccessful HTTP Request', text, response.headers);
   }
-}
-
-const DEF_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole']);
-const isCrd = (o: { apiVersion: string; kind: string }) => o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
-
-/** Flux's apply stages (fluxcd/pkg ssa ApplyAllStaged): CRDs/Namespaces/ClusterRoles, then *Class kinds, then the rest. */
-export function applyStages(objects: readonly K8sObject[]): K8sObject[][] {
-  const defs = objects.filter((o) => DEF_KINDS.has(o.kind));
-  const classes = objects.filter((o) => !DEF_KINDS.has(o.kind) && o.kind.endsWith('Class'));
-  const rest = objects.filter((o) => !DEF_KINDS.has(o.kind) && !o.kind.endsWith('Class'));
-  return [defs, classes, rest].filter((s) => s.length > 0);
-}
-
-/** The object as compared for drift: without the fields every write or dry-run changes, and without status. */
-export function comparable(o: K8sObject): unknown {
-  const { status: _status, metadata, ...rest } = o;
-  const { managedFields: _mf, resourceVersion: _rv, generation: _g, creationTimestamp: _ct, ...meta } = metadata;
-  return { ...rest, metadata: meta };
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 const established = (crd: K8sObject | undefined): boolean =>
@@ -353,76 +316,17 @@ export class NodeClusterClient implements ClusterClient {
   }
 
   async apply(objects: readonly K8sObject[], o: ApplyOptions): Promise<ApplyResult[]> {
-    const results: ApplyResult[] = [];
-    const batchCrds = objects.filter(isCrd);
-    const definedInBatch = (x: K8sObject) =>
-      batchCrds.some((c) => {
-        const spec = c.spec as { group?: string; names?: { kind?: string } } | undefined;
-        return spec?.group === x.apiVersion.split('/')[0] && spec?.names?.kind === x.kind;
-      });
-    const namespacesInBatch = new Set(objects.filter((x) => x.kind === 'Namespace' && x.apiVersion === 'v1').map((x) => x.metadata.name));
-
-    for (const stage of applyStages(objects)) {
-      // Dry-run the whole stage before writing any of it, as Flux does: a bad object leaves the stage untouched.
-      const planned: { obj: K8sObject; action: ApplyAction; result?: K8sObject }[] = [];
-      for (const obj of stage) {
-        const ref = refOf(obj);
-        try {
-          const live = await this.findForApply(obj, !o.dryRun && definedInBatch(obj));
-          const dry = await this.ssa(obj, o, true);
-          planned.push({ obj, action: !live ? 'created' : deepEqual(comparable(dry), comparable(live)) ? 'unchanged' : 'configured', result: dry });
-        } catch (e) {
-          const err = this.fail(e, ref);
-          // In a dry run, what the batch would create first cannot exist yet: report it as created.
-          if (o.dryRun && ((err instanceof NoKindError && definedInBatch(obj)) || (err.reason === 'NotFound' && !!obj.metadata.namespace && namespacesInBatch.has(obj.metadata.namespace)))) {
-            planned.push({ obj, action: 'created' });
-            continue;
-          }
-          throw this.applyError(ref, 'dry-run', err, results);
-        }
-      }
-      for (const p of planned) {
-        const ref = refOf(p.obj);
-        if (o.dryRun || p.action === 'unchanged') {
-          results.push({ id: refId(ref), ref, action: p.action, object: p.result });
-          continue;
-        }
-        try {
-          results.push({ id: refId(ref), ref, action: p.action, object: await this.ssa(p.obj, o, false) });
-        } catch (e) {
-          throw this.applyError(ref, 'apply', this.fail(e, ref), results);
-        }
-      }
-      const crds = stage.filter(isCrd);
-      if (!o.dryRun && crds.length > 0) {
-        try {
-          await this.waitEstablished(crds.map((c) => c.metadata.name), { timeoutMs: o.crdTimeoutMs ?? 60_000 });
-        } catch (e) {
-          const err = this.fail(e);
-          throw this.applyError(refOf(crds[0]!), 'wait', err, results);
-        }
-      }
-    }
-    return results;
-  }
-
-  // Right after a CRD turns Established, discovery can lag for a moment: retry a kind the batch just defined.
-  private async findForApply(obj: K8sObject, justDefined: boolean): Promise<K8sObject | undefined> {
-    for (let i = 0; ; i++) {
-      try {
-        return await this.find(refOf(obj));
-      } catch (e) {
-        if (!(e instanceof NoKindError) || !justDefined || i >= 10) throw e;
-        await this.delay(500, new AbortController().signal);
-      }
-    }
-  }
-
-  private applyError(ref: ObjectRef, phase: 'dry-run' | 'apply' | 'wait', err: ClusterError, applied: ApplyResult[]): ApplyError {
-    if (err instanceof ApplyError) return err;
-    const api = err.cause instanceof ApiException ? statusOf(err.cause) : undefined;
-    const detail = err instanceof NoKindError ? err.message : (api?.message ?? err.message);
-    return new ApplyError(ref, phase, err.reason, detail, [...applied], { status: err.status, statusReason: api?.reason, cause: err });
+    return applyStaged(objects, o, {
+      find: (ref) => this.find(ref),
+      ssa: (obj, opts, dryRun) => this.ssa(obj, opts, dryRun),
+      waitEstablished: (names, timeoutMs) => this.waitEstablished(names, { timeoutMs }),
+      toError: (e, ref) => {
+        const error = this.fail(e, ref);
+        const api = error.cause instanceof ApiException ? statusOf(error.cause) : undefined;
+        return { error, statusReason: api?.reason, statusMessage: api?.message };
+      },
+      delay: (ms) => this.delay(ms, new AbortController().signal),
+    });
   }
 
   async waitEstablished(crdNames: readonly string[], o: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {

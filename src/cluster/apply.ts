@@ -1,0 +1,133 @@
+// Server-side apply the way fluxcd/pkg ssa does it (manager_apply.go), independent of the transport: Flux's stages,
+// a dry-run of every object of a stage before any write, drift detection against the live object, and no write at
+// all for an unchanged object. node-client.ts supplies the requests.
+
+import { refId, refOf, type ApplyAction, type ApplyOptions, type ApplyResult, type K8sObject, type ObjectRef } from './client.js';
+import { ApplyError, NoKindError, type ClusterError } from './errors.js';
+
+/** The requests apply needs; every method throws ClusterErrors. */
+export interface ApplyOps {
+  /** The live object, or undefined; NoKindError when the kind is not served. */
+  find(ref: ObjectRef): Promise<K8sObject | undefined>;
+  /** One SSA PATCH; `dryRun` = dryRun=All (evaluated, not persisted). */
+  ssa(obj: K8sObject, o: ApplyOptions, dryRun: boolean): Promise<K8sObject>;
+  waitEstablished(crdNames: string[], timeoutMs: number): Promise<void>;
+  /** Normalizes anything thrown into a ClusterError, with the API Status reason when there was one. */
+  toError(e: unknown, ref?: ObjectRef): { error: ClusterError; statusReason?: string; statusMessage?: string };
+  delay(ms: number): Promise<void>;
+}
+
+const DEF_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole']);
+export const isCrd = (o: { apiVersion: string; kind: string }): boolean =>
+  o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
+
+/** Flux's apply stages (ssa ApplyAllStaged): CRDs/Namespaces/ClusterRoles, then `*Class` kinds, then the rest. */
+export function applyStages(objects: readonly K8sObject[]): K8sObject[][] {
+  const defs = objects.filter((o) => DEF_KINDS.has(o.kind));
+  const classes = objects.filter((o) => !DEF_KINDS.has(o.kind) && o.kind.endsWith('Class'));
+  const rest = objects.filter((o) => !DEF_KINDS.has(o.kind) && !o.kind.endsWith('Class'));
+  return [defs, classes, rest].filter((s) => s.length > 0);
+}
+
+/** The object as compared for drift: without the fields every write or dry-run changes, and without status. */
+export function comparable(o: K8sObject): unknown {
+  const { status: _status, metadata, ...rest } = o;
+  const { managedFields: _mf, resourceVersion: _rv, generation: _g, creationTimestamp: _ct, ...meta } = metadata;
+  return { ...rest, metadata: meta };
+}
+
+/** Structural equality of JSON values; a key holding undefined counts as absent. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => deepEqual(ra[k], rb[k]));
+}
+
+/**
+ * Applies `objects` in Flux's stages and returns each object's action in apply order. Within a stage every object is
+ * dry-run first (a rejected one leaves the whole stage unwritten, as in Flux); the dry-run result is compared with
+ * the live object and only drifted objects are written, so re-applying the same manifests writes nothing. Applied
+ * CRDs are waited to Established before the next stage. Throws ApplyError carrying the results so far.
+ */
+export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions, ops: ApplyOps): Promise<ApplyResult[]> {
+  const results: ApplyResult[] = [];
+  const batchCrds = objects.filter(isCrd);
+  const definedInBatch = (x: K8sObject) =>
+    batchCrds.some((c) => {
+      const spec = c.spec as { group?: string; names?: { kind?: string } } | undefined;
+      return spec?.group === x.apiVersion.split('/')[0] && spec?.names?.kind === x.kind;
+    });
+  const namespacesInBatch = new Set(objects.filter((x) => x.kind === 'Namespace' && x.apiVersion === 'v1').map((x) => x.metadata.name));
+  const fail = (ref: ObjectRef, phase: 'dry-run' | 'apply' | 'wait', e: unknown) => {
+    if (e instanceof ApplyError) return e;
+    const { error, statusReason, statusMessage } = ops.toError(e, ref);
+    const detail = error instanceof NoKindError ? error.message : (statusMessage ?? error.message);
+    return new ApplyError(ref, phase, error.reason, detail, [...results], { status: error.status, statusReason, cause: error });
+  };
+
+  for (const stage of applyStages(objects)) {
+    const planned: { obj: K8sObject; action: ApplyAction; result?: K8sObject }[] = [];
+    for (const obj of stage) {
+      const ref = refOf(obj);
+      try {
+        const live = await findRetrying(ops, ref, !o.dryRun && definedInBatch(obj));
+        const dry = await ops.ssa(obj, o, true);
+        const action = !live ? 'created' : deepEqual(comparable(dry), comparable(live)) ? 'unchanged' : 'configured';
+        planned.push({ obj, action, result: dry });
+      } catch (e) {
+        const { error } = ops.toError(e, ref);
+        // In a dry run, what the batch itself would create first cannot exist yet: report it as created.
+        const needsBatch =
+          (error instanceof NoKindError && definedInBatch(obj)) ||
+          (error.reason === 'NotFound' && !!obj.metadata.namespace && namespacesInBatch.has(obj.metadata.namespace));
+        if (o.dryRun && needsBatch) {
+          planned.push({ obj, action: 'created' });
+          continue;
+        }
+        throw fail(ref, 'dry-run', e);
+      }
+    }
+    for (const p of planned) {
+      const ref = refOf(p.obj);
+      if (o.dryRun || p.action === 'unchanged') {
+        results.push({ id: refId(ref), ref, action: p.action, ...(p.result ? { object: p.result } : {}) });
+        continue;
+      }
+      try {
+        results.push({ id: refId(ref), ref, action: p.action, object: await ops.ssa(p.obj, o, false) });
+      } catch (e) {
+        throw fail(ref, 'apply', e);
+      }
+    }
+    const crds = stage.filter(isCrd);
+    if (!o.dryRun && crds.length > 0) {
+      try {
+        await ops.waitEstablished(crds.map((c) => c.metadata.name), o.crdTimeoutMs ?? 60_000);
+      } catch (e) {
+        throw fail(refOf(crds[0]!), 'wait', e);
+      }
+    }
+  }
+  return results;
+}
+
+// Right after a CRD turns Established, discovery can lag for a moment: retry a kind the batch just defined.
+async function findRetrying(ops: ApplyOps, ref: ObjectRef, justDefined: boolean): Promise<K8sObject | undefined> {
+  for (let i = 0; ; i++) {
+    try {
+      return await ops.find(ref);
+    } catch (e) {
+      if (!(e instanceof NoKindError) || !justDefined || i >= 10) throw e;
+      await ops.delay(500);
+    }
+  }
+}
