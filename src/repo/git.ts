@@ -1,0 +1,41 @@
+// The only module that runs git. Everything here is I/O at the edge; callers get plain paths.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { ConfigError } from '../model/errors.js';
+
+/** The top of the git work tree that holds `dir`, or null when `dir` is not inside one (or git is missing). */
+export async function findGitRoot(dir: string): Promise<string | null> {
+  const r = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir, reject: false });
+  return r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+}
+
+export interface ExportedRevision {
+  /** A temp directory holding the tree of the revision (no .git). */
+  dir: string;
+  /** The full commit id the revision resolved to. */
+  commit: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Writes the tree of `rev` into a fresh temp directory (`git archive REV | tar -x`), so the working tree is never
+ * read or touched. The caller must call cleanup().
+ */
+export async function exportRevision(repo: string, rev: string): Promise<ExportedRevision> {
+  const parsed = await execa('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: repo, reject: false });
+  if (parsed.exitCode !== 0 || !parsed.stdout.trim()) {
+    throw new ConfigError('REV_NOT_FOUND', `git revision "${rev}" not found in ${repo}`, 'Pass a branch, tag or commit that exists in this repository.');
+  }
+  const commit = parsed.stdout.trim();
+  const dir = await mkdtemp(path.join(tmpdir(), 'standup-rev-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    await execa('git', ['archive', '--format=tar', commit], { cwd: repo }).pipe('tar', ['-x', '-C', dir]);
+  } catch (e) {
+    await cleanup();
+    throw new ConfigError('REV_EXPORT_FAILED', `could not export revision "${rev}": ${(e as Error).message.split('\n')[0]}`, undefined, { cause: e });
+  }
+  return { dir, commit, cleanup };
+}

@@ -1,0 +1,116 @@
+// kustomize's output says which file an object came from (the originAnnotations build option), but not the line.
+// This index reads each such file once with a light line scanner and maps (kind, name as written) to the line of
+// `metadata.name` (or the document start). Best effort: null when the name was generated or templated.
+import { readFileSync } from 'node:fs';
+
+export interface DocInfo {
+  kind: string | null;
+  name: string | null;
+  /** 1-based line of the document's first content line. */
+  start: number;
+  /** 1-based line of metadata.name, when found. */
+  nameLine: number | null;
+  /** Last line of the document (inclusive). */
+  end: number;
+}
+
+export interface FileIndex {
+  lines: string[];
+  docs: DocInfo[];
+}
+
+const scalar = (s: string): string =>
+  s
+    .replace(/\s+#.*$/, '')
+    .replace(/^&\S+\s*/, '')
+    .trim()
+    .replace(/^(['"])(.*)\1$/, '$2');
+
+/** Splits a YAML file into documents and finds each one's kind and metadata.name lines. */
+export function indexText(text: string): FileIndex {
+  const lines = text.split(/\r?\n/);
+  const docs: DocInfo[] = [];
+  let cur: DocInfo | null = null;
+  let inMeta = false;
+  let metaIndent = -1;
+  const close = (i: number) => {
+    if (cur) {
+      cur.end = i;
+      docs.push(cur);
+    }
+    cur = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^---(\s|$)/.test(l) || /^\.\.\.\s*$/.test(l)) {
+      close(i);
+      inMeta = false;
+      continue;
+    }
+    if (!l.trim() || /^\s*#/.test(l)) continue;
+    if (!cur) cur = { kind: null, name: null, start: i + 1, nameLine: null, end: i + 1 };
+    const d: DocInfo = cur;
+    if (!/^\s/.test(l)) {
+      inMeta = /^metadata:\s*(#.*)?$/.test(l);
+      metaIndent = -1;
+      const k = /^kind:\s*(.+)$/.exec(l);
+      if (k && d.kind === null) d.kind = scalar(k[1]!);
+      continue;
+    }
+    if (inMeta && d.nameLine === null) {
+      const m = /^(\s+)name:\s*(.*)$/.exec(l);
+      const indent = /^\s*/.exec(l)![0].length;
+      if (metaIndent < 0) metaIndent = indent;
+      if (m && indent === metaIndent) {
+        d.name = scalar(m[2]!);
+        d.nameLine = i + 1;
+      }
+    }
+  }
+  close(lines.length);
+  return { lines, docs };
+}
+
+export class OriginIndex {
+  private cache = new Map<string, FileIndex | null>();
+
+  file(abs: string): FileIndex | null {
+    let f = this.cache.get(abs);
+    if (f === undefined) {
+      try {
+        f = indexText(readFileSync(abs, 'utf8'));
+      } catch {
+        f = null;
+      }
+      this.cache.set(abs, f);
+    }
+    return f;
+  }
+
+  /** The document in `abs` that defines kind/name; falls back to the only document of that kind. */
+  doc(abs: string, kind: string, name: string): DocInfo | null {
+    const f = this.file(abs);
+    if (!f) return null;
+    const exact = f.docs.find((d) => d.kind === kind && d.name === name);
+    if (exact) return exact;
+    const ofKind = f.docs.filter((d) => d.kind === kind);
+    if (ofKind.length === 1) return ofKind[0]!;
+    // kustomize prefixes and suffixes names; match on the name as written inside the built one.
+    const inside = ofKind.filter((d) => d.name && name.includes(d.name));
+    return inside.length === 1 ? inside[0]! : null;
+  }
+
+  /** Line of metadata.name (else the document start) of kind/name in abs; null when not found. */
+  line(abs: string, kind: string, name: string): number | null {
+    const d = this.doc(abs, kind, name);
+    return d ? (d.nameLine ?? d.start) : null;
+  }
+
+  /** First line in [from, to] matching `re`, or null. */
+  findLine(abs: string, from: number, to: number, re: RegExp): number | null {
+    const f = this.file(abs);
+    if (!f) return null;
+    for (let i = Math.max(1, from); i <= Math.min(to, f.lines.length); i++) if (re.test(f.lines[i - 1]!)) return i;
+    return null;
+  }
+}

@@ -1,0 +1,364 @@
+// Renders one cluster: the entry path, then every Flux Kustomization its output applies, recursively, with Flux's
+// rules (generated kustomization, overlay fields, postBuild substitution). Problems are collected, never thrown.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { ClusterModel, ExternalSource, FluxKustomization, Origin, RenderedObject, SourceRef } from '../model/flux.js';
+import type { Problem } from '../model/problem.js';
+import { objectId } from '../model/ref.js';
+import { normalizeRepoPath, type ClusterEntry } from './discover.js';
+import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-object.js';
+import type { BuildOutcome, BuiltObject, Builder } from './kustomize.js';
+import type { OriginIndex } from './origin.js';
+import type { Prescreen } from './prescreen.js';
+import { writeOverlay, type FluxOverlay } from './overlay.js';
+import { addVar, optedOut, substituteObject, type Vars } from './substitute.js';
+import { yamlErrors, yamlFilesUnder } from './yaml-check.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface PathBuild {
+  outcome: BuildOutcome;
+  generated: boolean;
+  files: string[];
+  dir: string;
+}
+
+/** What all clusters of one load share: the repository, the build queue and a cache keyed by path + overlay. */
+export interface RenderContext {
+  /** Absolute directory the repository is read from (the work tree, or an exported revision). */
+  root: string;
+  work: string;
+  builder: Builder;
+  origins: OriginIndex;
+  cache: Map<string, Promise<PathBuild>>;
+  prescreen: Prescreen;
+  seq: { n: number };
+}
+
+const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
+
+/** Builds `dir` with `overlay` once per load, however many clusters or Kustomizations ask for it. */
+export function buildPath(ctx: RenderContext, dir: string, overlay: FluxOverlay): Promise<PathBuild> {
+  const key = requestKey(dir, overlay);
+  let p = ctx.cache.get(key);
+  if (!p) {
+    const n = ++ctx.seq.n;
+    const overlayDir = path.join(ctx.work, `r${n}`);
+    const { generated, files } = writeOverlay(overlayDir, dir, overlay);
+    const solo = ctx.prescreen.suspect(dir, generated ? files : []);
+    p = ctx.builder.build({ n, overlayDir, solo }).then((outcome) => ({ outcome, generated, files, dir }));
+    ctx.cache.set(key, p);
+  }
+  return p;
+}
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const normUrl = (u: string) =>
+  u
+    .trim()
+    .toLowerCase()
+    .replace(/^(ssh:\/\/)?git@([^:/]+)[:/]/, 'https://$2/')
+    .replace(/^ssh:\/\//, 'https://')
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
+
+export interface ClusterResult {
+  model: ClusterModel;
+  problems: Problem[];
+}
+
+export async function renderCluster(ctx: RenderContext, entry: ClusterEntry): Promise<ClusterResult> {
+  return new ClusterRenderer(ctx, entry).run();
+}
+
+class ClusterRenderer {
+  private ks: FluxKustomization[] = [];
+  private objects: RenderedObject[] = [];
+  private problems: Problem[] = [];
+  private external = new Map<string, ExternalSource>();
+  private renderedKeys = new Set<string>();
+  private renderedRequests = new Set<string>();
+
+  constructor(
+    private readonly ctx: RenderContext,
+    private readonly entry: ClusterEntry,
+  ) {}
+
+  async run(): Promise<ClusterResult> {
+    const dir = path.join(this.ctx.root, this.entry.entry);
+    this.renderedRequests.add(requestKey(dir, {}));
+    const built = await buildPath(this.ctx, dir, {});
+    if (!built.outcome.ok) {
+      this.buildFailed(built, built.outcome.error, null);
+    } else {
+      await this.processOutput(built.outcome.objects, null, this.entry.entry);
+    }
+    return {
+      model: {
+        name: this.entry.name,
+        entry: this.entry.entry,
+        kustomizations: this.ks,
+        objects: this.objects,
+        externalSources: [...this.external.values()],
+      },
+      problems: this.problems,
+    };
+  }
+
+  private rel(abs: string): string {
+    return path.relative(this.ctx.root, abs).split(path.sep).join('/');
+  }
+
+  private problem(p: Omit<Problem, 'cluster'>): void {
+    this.problems.push({ ...p, cluster: this.entry.name });
+  }
+
+  private originOf(o: BuiltObject, kind: string, name: string, fallbackDir: string): Origin {
+    if (!o.file) return { file: fallbackDir, line: null };
+    return { file: this.rel(o.file), line: o.generated ? null : this.ctx.origins.line(o.file, kind, name) };
+  }
+
+  private async processOutput(built: BuiltObject[], owner: FluxKustomization | null, dirRel: string): Promise<void> {
+    const defaultNs = owner?.namespace ?? 'flux-system';
+    let items = built.map((b) => ({ b, raw: b.raw as Obj }));
+    const children: FluxKustomization[] = [];
+    // A root Kustomization that reconciles the entry path itself (gotk-sync's flux-system, toboshii's flux-cluster)
+    // is the entry's own build: it is not rendered again, but its postBuild applies to the entry's objects.
+    let substituter: FluxKustomization | null = owner;
+    if (!owner) {
+      const roots = items
+        .filter((i) => isFluxKustomization(i.raw))
+        .map((i) => this.toKs(i.b, null, defaultNs, dirRel))
+        .filter((k) => this.inRepo(k.sourceRef, items.map((i) => i.raw)) && normalizeRepoPath(k.path ?? '') === this.entry.entry);
+      substituter = roots.find((r) => r.postBuild) ?? null;
+      for (const r of roots) this.renderedKeys.add(r.key);
+    }
+    if (substituter?.postBuild) {
+      const vars = this.varsFor(substituter, items.map((i) => i.raw));
+      if (vars) items = this.substitute(items, vars, substituter);
+    }
+    for (const { b, raw } of items) {
+      const kind = String(raw.kind ?? '');
+      const name = String(raw.metadata?.name ?? '');
+      const origin = this.originOf(b, kind, name, dirRel);
+      const ns = raw.metadata?.namespace;
+      this.objects.push({
+        apiVersion: String(raw.apiVersion ?? ''),
+        kind,
+        name,
+        namespace: typeof ns === 'string' && ns ? ns : null,
+        origin,
+        owner: owner?.key ?? null,
+        raw,
+      });
+      if (isFluxKustomization(raw)) {
+        const k = this.toKs({ ...b, raw }, owner?.key ?? null, defaultNs, dirRel);
+        if (!owner && normalizeRepoPath(k.path ?? '') === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
+        this.ks.push(k);
+        children.push(k);
+      }
+    }
+    await Promise.all(children.map((c) => this.renderKs(c)));
+  }
+
+  private toKs(b: BuiltObject, parent: string | null, defaultNs: string, dirRel: string): FluxKustomization {
+    const raw = b.raw as Obj;
+    const name = String(raw.metadata?.name ?? '');
+    const origin = this.originOf(b, 'Kustomization', name, dirRel);
+    const file = b.file && !b.generated ? b.file : null;
+    const doc = file ? this.ctx.origins.doc(file, 'Kustomization', name) : null;
+    const dependsOnLine = (dep: string) => {
+      if (!file || !doc) return null;
+      const start = this.ctx.origins.findLine(file, doc.start, doc.end, /^\s*dependsOn:/);
+      if (start === null) return null;
+      const esc = dep.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return this.ctx.origins.findLine(file, start, doc.end, new RegExp(`name:\\s*(&\\S+\\s+)?["']?${esc}["']?\\s*(#.*)?$`));
+    };
+    return toFluxKustomization({ raw, defaultNamespace: defaultNs, parent, origin, dependsOnLine });
+  }
+
+  /** A source is this repository when it is the entry's root source, or a GitRepository with the same URL. */
+  private inRepo(ref: SourceRef, extra: Obj[] = []): boolean {
+    const root = this.entry.source;
+    if (ref.kind === root.kind && ref.name === root.name && ref.namespace === root.namespace) return true;
+    if (ref.kind !== 'GitRepository') return false;
+    const url = this.sourceUrl(ref, extra);
+    if (!url) return false;
+    const rootUrl = this.entry.sourceUrl ?? this.sourceUrl(root, extra);
+    return rootUrl !== null && normUrl(url) === normUrl(rootUrl);
+  }
+
+  private findObject(kind: string, name: string, namespace: string, extra: Obj[] = []): Obj | null {
+    for (const o of this.objects) {
+      if (o.kind === kind && o.name === name && (o.namespace ?? this.ownerNs(o.owner)) === namespace) return o.raw as Obj;
+    }
+    for (const raw of extra) {
+      if (raw.kind === kind && raw.metadata?.name === name && (raw.metadata?.namespace ?? namespace) === namespace) return raw;
+    }
+    return null;
+  }
+
+  private ownerNs(owner: string | null): string {
+    return owner ? (owner.split('/')[0] ?? 'flux-system') : 'flux-system';
+  }
+
+  private sourceUrl(ref: SourceRef, extra: Obj[] = []): string | null {
+    const o = this.findObject(ref.kind, ref.name, ref.namespace, extra);
+    const url = o?.spec?.url ?? o?.spec?.endpoint;
+    return typeof url === 'string' ? url : null;
+  }
+
+  private async renderKs(ks: FluxKustomization): Promise<void> {
+    if (this.renderedKeys.has(ks.key)) return;
+    this.renderedKeys.add(ks.key);
+    if (!this.inRepo(ks.sourceRef)) {
+      const id = `${ks.sourceRef.kind}/${ks.sourceRef.namespace}/${ks.sourceRef.name}`;
+      const ext = this.external.get(id) ?? { ref: ks.sourceRef, url: this.sourceUrl(ks.sourceRef), usedBy: [] };
+      ext.usedBy.push(ks.key);
+      this.external.set(id, ext);
+      return;
+    }
+    const rel = normalizeRepoPath(ks.path ?? '');
+    const abs = path.join(this.ctx.root, rel);
+    if ((ks.path ?? '').includes('${') || !isDir(abs)) {
+      this.problem({
+        code: 'path-missing',
+        severity: 'error',
+        message: `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the repository (Flux: kustomization path not found)`,
+        file: ks.origin.file,
+        line: ks.origin.line,
+        object: objectId('Kustomization', ks.namespace, ks.name),
+      });
+      return;
+    }
+    ks.repoPath = rel;
+    const overlay = overlayOf(ks);
+    const rk = requestKey(abs, overlay);
+    if (this.renderedRequests.has(rk)) return;
+    this.renderedRequests.add(rk);
+    const built = await buildPath(this.ctx, abs, overlay);
+    if (!built.outcome.ok) {
+      this.buildFailed(built, built.outcome.error, ks);
+      return;
+    }
+    await this.processOutput(built.outcome.objects, ks, rel);
+  }
+
+  private buildFailed(built: PathBuild, error: string, ks: FluxKustomization | null): void {
+    const dirRel = this.rel(built.dir) || '.';
+    const tier = ks ? `tier ${ks.key}` : `entry of cluster ${this.entry.name}`;
+    this.problem({
+      code: 'build-failed',
+      severity: 'error',
+      message: `kustomize build of ${dirRel} failed while rendering ${tier}: ${this.trimError(error)}`,
+      file: ks ? ks.origin.file : dirRel,
+      line: ks ? ks.origin.line : null,
+      object: ks ? objectId('Kustomization', ks.namespace, ks.name) : null,
+    });
+    // Point at malformed YAML precisely: files kustomize named, or that Flux's generated kustomization lists.
+    const candidates = new Set<string>(built.generated ? built.files : []);
+    for (const f of yamlFilesUnder(built.dir)) if (error.includes(path.basename(f))) candidates.add(f);
+    for (const f of [...candidates].sort()) {
+      for (const e of yamlErrors(f)) {
+        this.problem({
+          code: 'yaml-invalid',
+          severity: 'error',
+          message: `${this.rel(e.file)}:${e.line}:${e.col}: ${e.message}`,
+          file: this.rel(e.file),
+          line: e.line,
+          object: ks ? objectId('Kustomization', ks.namespace, ks.name) : null,
+        });
+      }
+    }
+  }
+
+  private trimError(error: string): string {
+    const root = this.ctx.root;
+    const up = path.relative(path.join(this.ctx.work, 'r1'), root);
+    let s = error.split(`${root}/`).join('').split(`${up}/`).join('');
+    s = s.replace(new RegExp(`${this.ctx.work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/r\\d+`, 'g'), '<overlay>');
+    s = s.replace(/\s+/g, ' ').trim();
+    return s.length > 600 ? `${s.slice(0, 200)} … ${s.slice(-380)}` : s;
+  }
+
+  /** Variables for a Kustomization's postBuild, or null when Flux would skip substitution. */
+  private varsFor(ks: FluxKustomization, extra: Obj[]): { vars: Vars; unknownFrom: string[] } | null {
+    const pb = ks.postBuild!;
+    const known = new Map<string, string>();
+    const unknownFrom: string[] = [];
+    for (const ref of pb.substituteFrom) {
+      const o = this.findObject(ref.kind, ref.name, ks.namespace, extra);
+      if (!o) {
+        if (!ref.optional) unknownFrom.push(`${ref.kind}/${ks.namespace}/${ref.name} (not in the repository)`);
+        continue;
+      }
+      if (ref.kind === 'Secret') {
+        if (o.sops !== undefined) {
+          unknownFrom.push(`Secret/${ks.namespace}/${ref.name} (SOPS-encrypted)`);
+          continue;
+        }
+        for (const [k, v] of Object.entries((o.data ?? {}) as Obj)) addVar(known, k, Buffer.from(String(v), 'base64').toString('utf8'));
+        for (const [k, v] of Object.entries((o.stringData ?? {}) as Obj)) addVar(known, k, v);
+      } else {
+        for (const [k, v] of Object.entries((o.data ?? {}) as Obj)) addVar(known, k, v);
+      }
+    }
+    for (const [k, v] of Object.entries(pb.substitute)) addVar(known, k, v);
+    const always = (ks.raw.spec as Obj | undefined)?.postBuild?.substituteStrategy === 'Always';
+    if (known.size === 0 && unknownFrom.length === 0 && !always) return null;
+    return { vars: { known, hasUnknown: unknownFrom.length > 0 }, unknownFrom };
+  }
+
+  private substitute(
+    items: { b: BuiltObject; raw: Obj }[],
+    { vars, unknownFrom }: { vars: Vars; unknownFrom: string[] },
+    ks: FluxKustomization,
+  ): { b: BuiltObject; raw: Obj }[] {
+    const unknownVars = new Set<string>();
+    const out = items.map(({ b, raw }) => {
+      if (optedOut(raw)) return { b, raw };
+      const r = substituteObject(raw, vars);
+      const kind = String(r.obj.kind ?? '');
+      const name = String((r.obj.metadata as Obj | undefined)?.name ?? '');
+      const ns = (r.obj.metadata as Obj | undefined)?.namespace as string | undefined;
+      for (const i of r.issues) {
+        if (i.kind === 'unknown') {
+          unknownVars.add(i.variable);
+          continue;
+        }
+        const origin = this.originOf(b, String(raw.kind ?? ''), String(raw.metadata?.name ?? ''), ks.repoPath ?? '');
+        this.problem({
+          code: 'unresolved-substitution',
+          severity: 'error',
+          message:
+            i.kind === 'undefined'
+              ? `\${${i.variable}} is not defined for ${objectId(kind, ns, name)}: Flux's strict postBuild substitution in ${ks.key} fails (variable not set (strict mode): "${i.variable}")`
+              : `${objectId(kind, ns, name)}: ${i.message} (postBuild of ${ks.key})`,
+          file: origin.file,
+          line: origin.line,
+          object: objectId(kind, ns, name),
+        });
+      }
+      return { b, raw: r.obj as Obj };
+    });
+    if (unknownVars.size) {
+      const names = [...unknownVars].sort();
+      this.problem({
+        code: 'unresolved-substitution',
+        severity: 'warning',
+        message: `${names.length} variable(s) used under ${ks.key} are not defined in the repository and may come from ${unknownFrom.join(', ')}: ${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}`,
+        file: ks.origin.file,
+        line: ks.origin.line,
+        object: objectId('Kustomization', ks.namespace, ks.name),
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,58 @@
+// Locates malformed YAML (file:line:col) behind a failed build: kustomize's own message rarely gives a line.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { LineCounter, parseAllDocuments } from 'yaml';
+
+export interface YamlError {
+  /** Absolute path. */
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+}
+
+/** Parse errors of one file (YAML 1.2, duplicate keys and anchors allowed as kustomize allows them). */
+export function yamlErrors(file: string): YamlError[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const lc = new LineCounter();
+  const out: YamlError[] = [];
+  for (const doc of parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {
+    for (const e of doc.errors) {
+      const { line, col } = lc.linePos(e.pos[0]);
+      out.push({ file, line, col, message: `${e.code}: ${e.message.split('\n')[0]}` });
+    }
+  }
+  return out;
+}
+
+/** YAML files under `dir` (recursive, capped), for diagnosing a failed build. */
+export function yamlFilesUnder(dir: string, cap = 400): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (out.length >= cap) return;
+      const p = path.join(d, n);
+      let st;
+      try {
+        st = statSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) walk(p);
+      else if (/\.ya?ml$/.test(n) || n === 'Kustomization') out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
