@@ -148,13 +148,14 @@ export class Builder {
       mkdirSync(w, { recursive: true });
       writeFileSync(
         path.join(w, 'kustomization.yaml'),
-        `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: ${marker(p.req.n)}\nlabels:\n  - pairs:\n      ${REQUEST_LABEL}: "${p.req.n}"\n    includeSelectors: false\nresources:\n  - ${JSON.stringify(path.relative(w, p.req.overlayDir))}\n`,
+        `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\nnamePrefix: ${marker(p.req.n)}\nlabels:\n  - pairs:\n      ${REQUEST_LABEL}: "${p.req.n}"\n    includeSelectors: false\nresources:\n  - ${JSON.stringify(path.relative(w, p.req.overlayDir))}\n`,
       );
       return w;
     });
     writeFileSync(
       path.join(dir, 'kustomization.yaml'),
-      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${wrappers
+      // originAnnotations must be on at the top of the build, or kustomize drops the inner ones.
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\nresources:\n${wrappers
         .map((w) => `  - ${JSON.stringify(path.relative(dir, w))}`)
         .join('\n')}\n`,
     );

@@ -231,7 +231,9 @@ class ClusterRenderer {
       this.problem({
         code: 'path-missing',
         severity: 'error',
-        message: `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the repository (Flux: kustomization path not found)`,
+        message: (ks.path ?? '').includes('${')
+          ? `Kustomization ${ks.key}: spec.path "${ks.path}" still holds a variable after postBuild substitution, so the path does not exist (Flux: kustomization path not found)`
+          : `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the repository (Flux: kustomization path not found)`,
         file: ks.origin.file,
         line: ks.origin.line,
         object: objectId('Kustomization', ks.namespace, ks.name),
@@ -282,8 +284,17 @@ class ClusterRenderer {
   private trimError(error: string): string {
     const root = this.ctx.root;
     const up = path.relative(path.join(this.ctx.work, 'r1'), root);
-    let s = error.split(`${root}/`).join('').split(`${up}/`).join('');
+    let s = error.split(`${up}/`).join('').split(`${root}/`).join('');
     s = s.replace(new RegExp(`${this.ctx.work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/r\\d+`, 'g'), '<overlay>');
+    // kustomize nests one "accumulating resources from X: read X: is a directory: recursed …" per level; the cause
+    // is at the end, so drop the nesting.
+    for (let prev = ''; prev !== s; ) {
+      prev = s;
+      s = s.replace(
+        /accumulating resources: accumulation err='accumulating resources from '[^']*': (read [^:]*: is a directory|'[^']*' must resolve to a file)': recursed (accumulation of|merging from) path '[^']*': /,
+        '',
+      );
+    }
     s = s.replace(/\s+/g, ' ').trim();
     return s.length > 600 ? `${s.slice(0, 200)} … ${s.slice(-380)}` : s;
   }
