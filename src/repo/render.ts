@@ -268,7 +268,8 @@ class ClusterRenderer {
     const candidates = new Set<string>(built.generated ? built.files : []);
     for (const f of yamlFilesUnder(built.dir)) if (error.includes(path.basename(f))) candidates.add(f);
     for (const f of [...candidates].sort()) {
-      for (const e of yamlErrors(f)) {
+      // The first error of a file is the one to fix; the parser's follow-on errors are noise.
+      for (const e of yamlErrors(f).slice(0, 1)) {
         this.problem({
           code: 'yaml-invalid',
           severity: 'error',

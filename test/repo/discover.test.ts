@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { discoverClusters, normalizeRepoPath } from '../../src/repo/discover.js';
+import { loadRepository } from '../../src/repo/load.js';
+import { cleanupRepos, cm, ks, makeRepo } from './helpers.js';
+
+afterAll(cleanupRepos);
+
+const gotkSync = (p: string) => `---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  url: https://example.com/r.git
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  path: ${p}
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`;
+
+describe('cluster discovery without tiers.yaml', () => {
+  it('finds gotk-sync roots, a FluxInstance, a flux-instance HelmRelease and bootstrap placeholders', () => {
+    const root = makeRepo({
+      'clusters/dev/flux-system/gotk-sync.yaml': gotkSync('./clusters/dev'),
+      'clusters/dev/a.yaml': cm('a'),
+      'fleet/prod/flux-system/instance.yaml':
+        'apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  sync:\n    kind: GitRepository\n    url: https://example.com/r.git\n    path: fleet/prod\n',
+      'fleet/prod/a.yaml': cm('a'),
+      'k8s/apps/flux/instance/hr.yaml':
+        'apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: flux-instance\nspec:\n  values:\n    instance:\n      sync:\n        kind: GitRepository\n        path: k8s/flux/cluster\n',
+      'k8s/flux/cluster/ks.yaml': cm('a'),
+      'hub/flux-system/gotk-sync.yaml': '# placeholder: flux bootstrap writes this\n',
+      'hub/x.yaml': cm('x'),
+    });
+    expect(discoverClusters(root).map((e) => [e.name, e.entry, e.foundIn])).toEqual([
+      ['dev', 'clusters/dev', 'clusters/dev/flux-system/gotk-sync.yaml'],
+      ['prod', 'fleet/prod', 'fleet/prod/flux-system/instance.yaml'],
+      ['hub', 'hub', 'hub/flux-system/gotk-sync.yaml'],
+      ['cluster', 'k8s/flux/cluster', 'k8s/apps/flux/instance/hr.yaml'],
+    ]);
+  });
+
+  it('deduplicates names with the parent directory', () => {
+    const root = makeRepo({
+      'a/cluster/flux-system/gotk-sync.yaml': gotkSync('./a/cluster'),
+      'b/cluster/flux-system/gotk-sync.yaml': gotkSync('./b/cluster'),
+    });
+    expect(discoverClusters(root).map((e) => e.name)).toEqual(['a-cluster', 'b-cluster']);
+  });
+
+  it('--path loads one entry directory, named after it', async () => {
+    const root = makeRepo({ 'envs/staging/a.yaml': ks('a', { path: './apps' }), 'apps/cm.yaml': cm('x') });
+    const r = await loadRepository({ repo: root, path: 'envs/staging' });
+    expect(r.clusters.map((c) => [c.name, c.entry, c.kustomizations.length])).toEqual([['staging', 'envs/staging', 1]]);
+  });
+
+  it('normalises Flux paths', () => {
+    expect(normalizeRepoPath('./a/b/')).toBe('a/b');
+    expect(normalizeRepoPath('a//b/../c')).toBe('a/c');
+    expect(normalizeRepoPath('./')).toBe('');
+    expect(normalizeRepoPath('../../escape')).toBe('escape');
+  });
+});
