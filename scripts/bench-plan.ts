@@ -1,0 +1,445 @@
+// Benchmark: `standup plan` against peers that derive the same Flux Kustomization graph, on the largest corpus
+// repositories, side by side in one run. `npm run bench:plan [-- --runs 3 --repo sulibot --tool flux-local]`.
+//
+// Each run is cold: a fresh process under `/usr/bin/time -v` (wall time, max RSS of the largest process, CPU),
+// with a fresh TMPDIR and XDG_CACHE_HOME (so tsx's transpile cache, flux-local's git cache and flate's render
+// cache start empty). A sampler also adds up the RSS of the whole process group every SAMPLE_MS, because every
+// tool here fans out to child processes (kustomize, flux) and `time -v` reports only the largest one.
+// Peers are installed by scripts/bench/setup-peers.sh, outside the repository; a peer that is missing is skipped
+// with a line that says why. Results: a Markdown table per repository on stdout (pasted into BENCHMARKS.md), and
+// every run as JSON with --json FILE.
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BENCH_HOME = process.env.STANDUP_BENCH_HOME ?? path.join(os.homedir(), '.cache', 'standup-bench');
+const BENCH_BIN = path.join(BENCH_HOME, 'bin');
+const CORPUS = process.env.STANDUP_CORPUS ?? path.resolve(ROOT, '..', 'shared', 'corpus');
+const SAMPLE_MS = 100;
+
+interface RepoCase {
+  id: string;
+  dir: string;
+  /** The cluster's entry path (INDEX.md): what its root Flux Kustomization points at. */
+  entry: string;
+}
+
+// The three largest repositories of the corpus and their live cluster entry (../shared/corpus/INDEX.md).
+const REPOS: RepoCase[] = [
+  { id: 'sulibot', dir: 'sulibot__home-ops', entry: 'kubernetes/clusters/cluster-101' },
+  { id: 'joryirving', dir: 'joryirving__home-ops', entry: 'kubernetes/clusters/main' },
+  { id: 'bjw-s', dir: 'bjw-s-labs__home-ops', entry: 'kubernetes/flux/cluster' },
+];
+
+interface Graph {
+  /** namespace/name of every Kustomization found. */
+  keys: Set<string>;
+  edges: number;
+}
+
+interface Tool {
+  name: string;
+  /** Which kustomize renders for it, for the notes. */
+  kustomize: string;
+  /** Why it cannot run here, or null. */
+  missing(): string | null;
+  command(repo: string, entry: string): string[];
+  env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** Reads the Kustomization graph out of the tool's stdout. */
+  parse(stdout: string): Graph;
+}
+
+interface Run {
+  repo: string;
+  tool: string;
+  run: number;
+  exitCode: number;
+  wallS: number;
+  maxRssKiB: number;
+  treeRssKiB: number;
+  cpuS: number;
+  load1: number;
+  kustomizations: number | null;
+  edges: number | null;
+  parseError: string | null;
+  stderrTail: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tools
+
+function which(name: string, envPath: string): string | null {
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+/** PATH without the benchmark's bin dir, so standup falls back to what the machine has (kubectl kustomize). */
+function pathWithoutBench(envPath: string): string {
+  return envPath.split(path.delimiter).filter((d) => path.resolve(d || '.') !== BENCH_BIN).join(path.delimiter);
+}
+
+function pathWithBench(envPath: string): string {
+  return [BENCH_BIN, pathWithoutBench(envPath)].join(path.delimiter);
+}
+
+function key(ns: unknown, name: unknown): string {
+  return `${typeof ns === 'string' && ns ? ns : '?'}/${String(name)}`;
+}
+
+function parseStandup(stdout: string): Graph {
+  const j = JSON.parse(stdout) as { clusters: { kustomizations: { key: string; dependsOn: string[] }[] }[] };
+  const keys = new Set<string>();
+  let edges = 0;
+  for (const c of j.clusters) {
+    for (const k of c.kustomizations) {
+      keys.add(k.key);
+      edges += k.dependsOn.length;
+    }
+  }
+  return { keys, edges };
+}
+
+/** `flux-local get cluster -o yaml`: clusters[].kustomizations[] with name, namespace, depends_on. */
+function parseFluxLocal(stdout: string): Graph {
+  const keys = new Set<string>();
+  let edges = 0;
+  for (const doc of parseAllDocuments(stdout)) {
+    const data = doc.toJS() as { clusters?: { kustomizations?: { name: string; namespace?: string; depends_on?: string[] }[] }[] } | null;
+    for (const c of data?.clusters ?? []) {
+      for (const k of c.kustomizations ?? []) {
+        keys.add(key(k.namespace, k.name));
+        edges += k.depends_on?.length ?? 0;
+      }
+    }
+  }
+  return { keys, edges };
+}
+
+/** `flate get ks -o json`: a list (or {items}) of Kustomization objects or summaries. Never run here yet (see BENCHMARKS.md). */
+function parseFlate(stdout: string): Graph {
+  const j = JSON.parse(stdout) as unknown;
+  const items = (Array.isArray(j) ? j : ((j as { items?: unknown[] }).items ?? [])) as Record<string, unknown>[];
+  const keys = new Set<string>();
+  let edges = 0;
+  for (const it of items) {
+    const meta = (it.metadata ?? it) as { name?: string; namespace?: string };
+    const spec = (it.spec ?? it) as { dependsOn?: unknown[]; depends_on?: unknown[] };
+    keys.add(key(meta.namespace, meta.name));
+    edges += (spec.dependsOn ?? spec.depends_on ?? []).length;
+  }
+  return { keys, edges };
+}
+
+function standupKustomize(envPath: string): string {
+  const k = which('kustomize', envPath);
+  if (k) return `${k} (${goModVersion(k) ?? 'version unknown'})`;
+  const kubectl = which('kubectl', envPath);
+  return kubectl ? `kubectl kustomize (${kubectlKustomizeVersion(kubectl)})` : 'none on PATH';
+}
+
+function goModVersion(bin: string): string | null {
+  try {
+    const out = execFileSync('go', ['version', '-m', bin], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return /^\s*mod\s+\S+\s+(\S+)/m.exec(out)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function kubectlKustomizeVersion(kubectl: string): string {
+  try {
+    const out = execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return /Kustomize Version:\s*(\S+)/.exec(out)?.[1] ?? 'version unknown';
+  } catch {
+    return 'version unknown';
+  }
+}
+
+const standupCmd = (repo: string, entry: string) => [process.execPath, path.join(ROOT, 'bin', 'standup.js'), 'plan', '--repo', repo, '--path', entry, '-o', 'json'];
+
+const TOOLS: Tool[] = [
+  {
+    name: 'standup (kubectl kustomize)',
+    kustomize: standupKustomize(pathWithoutBench(process.env.PATH ?? '')),
+    missing: () => (which('kubectl', pathWithoutBench(process.env.PATH ?? '')) || which('kustomize', pathWithoutBench(process.env.PATH ?? '')) ? null : 'neither kubectl nor kustomize on PATH'),
+    command: standupCmd,
+    env: (e) => ({ ...e, PATH: pathWithoutBench(e.PATH ?? '') }),
+    parse: parseStandup,
+  },
+  {
+    name: 'standup (kustomize binary)',
+    kustomize: standupKustomize(pathWithBench(process.env.PATH ?? '')),
+    missing: () => (existsSync(path.join(BENCH_BIN, 'kustomize')) ? null : `no ${path.join(BENCH_BIN, 'kustomize')} (run scripts/bench/setup-peers.sh)`),
+    command: standupCmd,
+    env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
+    parse: parseStandup,
+  },
+  {
+    name: 'flux-local',
+    kustomize: `flux build ks (${path.join(BENCH_BIN, 'flux')}, kustomize/api linked in) + ${path.join(BENCH_BIN, 'kustomize')} for \`kustomize cfg grep\``,
+    missing: () => {
+      const need = [path.join(BENCH_HOME, 'venv', 'bin', 'flux-local'), path.join(BENCH_BIN, 'flux'), path.join(BENCH_BIN, 'kustomize')];
+      const absent = need.filter((p) => !existsSync(p));
+      return absent.length ? `not installed: ${absent.join(', ')} (run scripts/bench/setup-peers.sh)` : null;
+    },
+    command: (_repo, entry) => [path.join(BENCH_HOME, 'venv', 'bin', 'flux-local'), 'get', 'cluster', '--path', entry, '-o', 'yaml'],
+    env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? ''), PYTHONWARNINGS: 'ignore' }),
+    parse: parseFluxLocal,
+  },
+  {
+    name: 'flate',
+    kustomize: 'kustomize/api linked in',
+    missing: () => {
+      if (existsSync(path.join(BENCH_BIN, 'flate'))) return null;
+      const log = path.join(BENCH_HOME, 'logs', 'flate.log');
+      const why = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => l.includes('requires go') || l.includes('error')).pop() : undefined;
+      return `not installed${why ? `: ${why.trim()}` : ' (run scripts/bench/setup-peers.sh)'}`;
+    },
+    command: (_repo, entry) => [path.join(BENCH_BIN, 'flate'), 'get', 'ks', '--path', entry, '-o', 'json'],
+    env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
+    parse: parseFlate,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measuring
+
+function parseTimeV(text: string): { wallS: number; maxRssKiB: number; cpuS: number; exitCode: number } {
+  const field = (label: string) => new RegExp(`^\\s*${label.replace(/[()]/g, '\\$&')}:\\s*(.+)$`, 'm').exec(text)?.[1]?.trim() ?? '';
+  const wall = field('Elapsed (wall clock) time (h:mm:ss or m:ss)').split(':').map(Number);
+  const wallS = wall.reduce((acc, v) => acc * 60 + v, 0);
+  return {
+    wallS,
+    maxRssKiB: Number(field('Maximum resident set size (kbytes)')),
+    cpuS: Number(field('User time (seconds)')) + Number(field('System time (seconds)')),
+    exitCode: Number(field('Exit status') || 0),
+  };
+}
+
+/** Sum of RSS (KiB) over every process whose process group is pgid. */
+function groupRssKiB(pgid: number, pageKiB: number): number {
+  let total = 0;
+  for (const ent of readdirSync('/proc')) {
+    if (!/^\d+$/.test(ent)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${ent}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after "(comm)": state ppid pgrp ... rss is field 24 overall, i.e. index 21 after the comm.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(rest[2]) === pgid) total += Number(rest[21]) * pageKiB;
+  }
+  return total;
+}
+
+async function measure(tool: Tool, repo: RepoCase, repoDir: string, n: number, outDir: string): Promise<Run> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'standup-bench-run-'));
+  const tmp = path.join(scratch, 'tmp');
+  const xdg = path.join(scratch, 'cache');
+  mkdirSync(tmp);
+  mkdirSync(xdg);
+  const stem = path.join(outDir, `${repo.id}.${tool.name.replace(/\W+/g, '_')}.${n}`);
+  const timeFile = `${stem}.time`;
+  const outFd = openSync(`${stem}.out`, 'w');
+  const errFd = openSync(`${stem}.err`, 'w');
+  const cmd = tool.command(repoDir, repo.entry);
+  const env = { ...tool.env(process.env), TMPDIR: tmp, XDG_CACHE_HOME: xdg };
+  const load1 = os.loadavg()[0] ?? 0;
+  const pageKiB = 4;
+  let treeRssKiB = 0;
+  const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, ...cmd], { cwd: repoDir, env, stdio: ['ignore', outFd, errFd], detached: true });
+  const pgid = child.pid ?? -1;
+  const timer = setInterval(() => {
+    treeRssKiB = Math.max(treeRssKiB, groupRssKiB(pgid, pageKiB));
+  }, SAMPLE_MS);
+  await new Promise<void>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', () => resolve());
+  });
+  clearInterval(timer);
+  closeSync(outFd);
+  closeSync(errFd);
+  rmSync(scratch, { recursive: true, force: true });
+  const t = parseTimeV(readFileSync(timeFile, 'utf8'));
+  const stdout = readFileSync(`${stem}.out`, 'utf8');
+  const stderr = readFileSync(`${stem}.err`, 'utf8');
+  let graph: Graph | null = null;
+  let parseError: string | null = null;
+  try {
+    graph = tool.parse(stdout);
+    writeFileSync(`${stem}.keys`, [...graph.keys].sort().join('\n') + '\n');
+  } catch (e) {
+    parseError = (e as Error).message.split('\n')[0] ?? 'parse error';
+  }
+  return {
+    repo: repo.id,
+    tool: tool.name,
+    run: n,
+    exitCode: t.exitCode,
+    wallS: t.wallS,
+    maxRssKiB: t.maxRssKiB,
+    treeRssKiB: Math.max(treeRssKiB, t.maxRssKiB),
+    cpuS: t.cpuS,
+    load1,
+    kustomizations: graph ? graph.keys.size : null,
+    edges: graph ? graph.edges : null,
+    parseError,
+    stderrTail: stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400),
+  };
+}
+
+/** flux-local needs a git work tree (it asks git for the repository root); the corpus is plain directories. */
+function gitCopy(repo: RepoCase): string {
+  const src = path.join(CORPUS, repo.dir);
+  const dst = path.join(BENCH_HOME, 'repos', repo.dir);
+  rmSync(dst, { recursive: true, force: true });
+  mkdirSync(path.dirname(dst), { recursive: true });
+  cpSync(src, dst, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=bench@localhost', '-c', 'user.name=bench', ...args], { cwd: dst, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'corpus copy for the plan benchmark');
+  return dst;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+};
+const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+
+function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseline: string): string {
+  const lines = [
+    `### ${repo.id} (\`${repo.dir}\`, entry \`${repo.entry}\`)`,
+    '',
+    '| tool | wall median | wall runs | max RSS (largest process) | peak RSS (process tree) | CPU user+sys | wall ratio to standup | Kustomizations | dependsOn edges | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const base = median(runs.filter((r) => r.tool === baseline).map((r) => r.wallS));
+  for (const tool of TOOLS) {
+    const rs = runs.filter((r) => r.tool === tool.name);
+    if (!rs.length) {
+      if (skipped.has(tool.name)) lines.push(`| ${tool.name} | skipped: ${skipped.get(tool.name)} | | | | | | | | |`);
+      continue;
+    }
+    const wall = median(rs.map((r) => r.wallS));
+    const ks = [...new Set(rs.map((r) => (r.kustomizations === null ? `unparsed (${r.parseError})` : String(r.kustomizations))))].join(' / ');
+    const edges = [...new Set(rs.map((r) => (r.edges === null ? '-' : String(r.edges))))].join(' / ');
+    const exits = [...new Set(rs.map((r) => r.exitCode))].join(' / ');
+    lines.push(
+      `| ${tool.name} | ${wall.toFixed(2)} s | ${rs.map((r) => r.wallS.toFixed(2)).join(', ')} | ${mib(median(rs.map((r) => r.maxRssKiB)))} | ${mib(median(rs.map((r) => r.treeRssKiB)))} | ${median(rs.map((r) => r.cpuS)).toFixed(2)} s | ${Number.isFinite(base) && base > 0 ? `${(wall / base).toFixed(2)}x` : '-'} | ${ks} | ${edges} | ${exits} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Keys one tool found that the baseline did not, and the reverse (from the first run of each). */
+function keyDiff(outDir: string, repo: RepoCase, tool: string, baseline: string): string | null {
+  const read = (t: string) => {
+    const f = path.join(outDir, `${repo.id}.${t.replace(/\W+/g, '_')}.1.keys`);
+    return existsSync(f) ? new Set(readFileSync(f, 'utf8').split('\n').filter(Boolean)) : null;
+  };
+  const a = read(baseline);
+  const b = read(tool);
+  if (!a || !b) return null;
+  const onlyPeer = [...b].filter((k) => !a.has(k));
+  const onlyBase = [...a].filter((k) => !b.has(k));
+  if (!onlyPeer.length && !onlyBase.length) return `${tool}: the same ${a.size} namespace/name keys as ${baseline}`;
+  const show = (xs: string[]) => (xs.length > 12 ? `${xs.slice(0, 12).join(', ')}, … (${xs.length})` : xs.join(', ') || 'none');
+  return `${tool} vs ${baseline}: only in ${tool}: ${show(onlyPeer)}; only in ${baseline}: ${show(onlyBase)}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  let runs = 3;
+  const repoFilter: string[] = [];
+  const toolFilter: string[] = [];
+  let jsonOut: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const v = () => {
+      const x = args[++i];
+      if (x === undefined) throw new Error(`${a} needs a value`);
+      return x;
+    };
+    if (a === '--runs') runs = Number(v());
+    else if (a === '--repo') repoFilter.push(v());
+    else if (a === '--tool') toolFilter.push(v());
+    else if (a === '--json') jsonOut = path.resolve(v());
+    else if (a === '-h' || a === '--help') {
+      console.log('usage: npm run bench:plan -- [--runs N] [--repo sulibot|joryirving|bjw-s]... [--tool NAME-SUBSTRING]... [--json FILE]');
+      return;
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is missing: apt-get install -y time (or run scripts/bench/setup-peers.sh)');
+  if (!existsSync(CORPUS)) throw new Error(`corpus not found at ${CORPUS} (set STANDUP_CORPUS)`);
+
+  const repos = REPOS.filter((r) => !repoFilter.length || repoFilter.includes(r.id));
+  const tools = TOOLS.filter((t) => !toolFilter.length || toolFilter.some((f) => t.name.includes(f)));
+  const baseline = tools.find((t) => t.name.startsWith('standup'))?.name ?? TOOLS[0]!.name;
+  const skipped = new Map<string, string>();
+  for (const t of tools) {
+    const why = t.missing();
+    if (why) {
+      skipped.set(t.name, why);
+      console.log(`skip ${t.name}: ${why}`);
+    }
+  }
+  const active = tools.filter((t) => !skipped.has(t.name));
+  const outDir = path.join(BENCH_HOME, 'out', new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(outDir, { recursive: true });
+
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+  console.log(`# standup plan benchmark, ${new Date().toISOString()}`);
+  console.log(`machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; node ${process.version}`);
+  console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(`runs per tool: ${runs}, cold (fresh process, empty TMPDIR and XDG_CACHE_HOME); outputs in ${outDir}`);
+  for (const t of active) console.log(`  ${t.name}: renders with ${t.kustomize}`);
+
+  const all: Run[] = [];
+  const tables: string[] = [];
+  for (const repo of repos) {
+    const repoDir = gitCopy(repo);
+    const runsHere: Run[] = [];
+    // Interleave the tools (run 1 of each, then run 2 of each, ...) so a change in background load hits all alike.
+    for (let n = 1; n <= runs; n++) {
+      for (const tool of active) {
+        const r = await measure(tool, repo, repoDir, n, outDir);
+        runsHere.push(r);
+        all.push(r);
+        console.error(
+          `${repo.id} ${tool.name} #${n}: ${r.wallS.toFixed(2)} s, max RSS ${mib(r.maxRssKiB)}, tree ${mib(r.treeRssKiB)}, cpu ${r.cpuS.toFixed(2)} s, exit ${r.exitCode}, ` +
+            `${r.kustomizations ?? 'unparsed'} Kustomizations, load ${r.load1.toFixed(2)}${r.exitCode !== 0 || r.parseError ? ` | ${r.parseError ?? ''} ${r.stderrTail}` : ''}`,
+        );
+      }
+    }
+    const t = table(repo, runsHere, skipped, baseline);
+    const diffs = active.filter((x) => x.name !== baseline).map((x) => keyDiff(outDir, repo, x.name, baseline)).filter((x): x is string => !!x);
+    tables.push([t, '', ...diffs.map((d) => `- ${d}`)].join('\n'));
+  }
+  console.log(`load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log('');
+  console.log(tables.join('\n\n'));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), cpu, runs: all, skipped: Object.fromEntries(skipped) }, null, 2) + '\n');
+}
+
+main().catch((e: unknown) => {
+  console.error(`bench:plan: ${(e as Error).message}`);
+  process.exit(1);
+});
