@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { spawnManaged, type ManagedProcess } from './process.js';
+import { pollUntil } from './wait.js';
+import { TestbedStartError } from './errors.js';
+import { apply, readYamlDir, waitCrdsEstablished } from './kube.js';
+
+export const FLUX_NAMESPACE = 'flux-system';
+
+/** Installs every Flux CRD copied at build time and waits for Established. */
+export async function installFluxCrds(kc: KubeConfig, crdDir: string): Promise<string[]> {
+  const crds = readYamlDir(crdDir).filter((o) => o.kind === 'CustomResourceDefinition');
+  await Promise.all(crds.map((c) => apply(kc, c)));
+  const names = crds.map((c: KubernetesObject) => c.metadata?.name ?? '');
+  // kustomize-controller watches GitRepository, OCIRepository, Bucket and
+  // ExternalArtifact: it must not start before all of them are served.
+  await waitCrdsEstablished(kc, names);
+  return names;
+}
+
+export interface FluxPorts {
+  sourceMetrics: number;
+  sourceHealth: number;
+  sourceStorage: number;
+  kustomizeMetrics: number;
+  kustomizeHealth: number;
+}
+
+export interface FluxOptions {
+  binDir: string;
+  kubeconfig: string;
+  dir: string;
+  logsDir: string;
+  ports: FluxPorts;
+  /** kustomize-controller --requeue-dependency; upstream default 30s is slow for tests. */
+  requeueDependency: string;
+}
+
+function controllerEnv(kubeconfig: string): NodeJS.ProcessEnv {
+  // KUBECONFIG, not --kubeconfig: the mains parse flags with pflag only, and
+  // controller-runtime registers --kubeconfig on Go's flag set.
+  return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE };
+}
+
+async function waitHealthy(proc: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
+  try {
+    await pollUntil(
+      `${proc.name} /readyz`,
+      async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined),
+      { timeoutMs, abort: () => (proc.exit ? `exited with ${JSON.stringify(proc.exit)}` : undefined) },
+    );
+  } catch (e) {
+    await proc.stop(1000);
+    throw new TestbedStartError(proc.name, (e as Error).message, proc.logFile);
+  }
+}
+
+export async function startFluxControllers(o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess[]> {
+  const storage = path.join(o.dir, 'artifacts');
+  mkdirSync(storage, { recursive: true });
+  const common = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console'];
+  const source = spawnManaged('source-controller', path.join(o.binDir, 'source-controller'), [
+    ...common,
+    `--metrics-addr=127.0.0.1:${o.ports.sourceMetrics}`,
+    `--health-addr=127.0.0.1:${o.ports.sourceHealth}`,
+    `--storage-path=${storage}`,
+    `--storage-addr=127.0.0.1:${o.ports.sourceStorage}`,
+    // Goes into status.artifact.url, which kustomize-controller downloads.
+    `--storage-adv-addr=127.0.0.1:${o.ports.sourceStorage}`,
+    '--log-level=debug',
+  ], { logFile: path.join(o.logsDir, 'source-controller.log'), env: controllerEnv(o.kubeconfig) });
+  const kustomize = spawnManaged('kustomize-controller', path.join(o.binDir, 'kustomize-controller'), [
+    ...common,
+    `--metrics-addr=127.0.0.1:${o.ports.kustomizeMetrics}`,
+    `--health-addr=127.0.0.1:${o.ports.kustomizeHealth}`,
+    '--no-remote-bases=true',
+    `--requeue-dependency=${o.requeueDependency}`,
+    '--log-level=debug',
+  ], { logFile: path.join(o.logsDir, 'kustomize-controller.log'), env: controllerEnv(o.kubeconfig) });
+  const results = await Promise.allSettled([
+    waitHealthy(source, o.ports.sourceHealth, timeoutMs),
+    waitHealthy(kustomize, o.ports.kustomizeHealth, timeoutMs),
+  ]);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.all([source.stop(1000), kustomize.stop(1000)]);
+    throw failed.reason;
+  }
+  return [source, kustomize];
+}

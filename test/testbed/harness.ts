@@ -1,0 +1,358 @@
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { apiServerCaPem, startApiServer, type ApiServerOptions } from './apiserver.js';
+import { cdiOperatorOptions } from './cdi.js';
+import { startControllerManager } from './controller-manager.js';
+import { TestbedStartError } from './errors.js';
+import { etcdUrl, startEtcd } from './etcd.js';
+import { FLUX_NAMESPACE, installFluxCrds, startFluxControllers } from './flux.js';
+import { gitRepos, type GitRepos } from './git-repos.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
+import { ensureNamespace, loadKubeConfig } from './kube.js';
+import { CONTEXT_NAME, kubeconfigYaml } from './kubeconfig.js';
+import { startCrdOperator, type CrdOperator, type CrdOperatorOptions } from './operator.js';
+import { requireBinaries, testbedBinDir, testbedCrdDir } from './paths.js';
+import { randomToken, serviceAccountKeyPem, tokenCsvLine } from './pki.js';
+import { freePorts } from './ports.js';
+import { killAllSync, livePids, type ManagedProcess } from './process.js';
+import { startReaper, writeReaperPids } from './reaper.js';
+
+export { CONTEXT_NAME } from './kubeconfig.js';
+export type { GitRepos, FileChanges } from './git-repos.js';
+export type { CrdOperator, CrdOperatorOptions } from './operator.js';
+
+export interface TestbedOptions {
+  /** Default: the cache dir for the current Go modules (testbedBinDir()). */
+  binDir?: string;
+  /** Default: <cache>/crds, next to binDir. */
+  crdDir?: string;
+  /** Parent of the temporary state dir. Default: os.tmpdir(). */
+  tmpRoot?: string;
+  /** kustomize-controller --requeue-dependency. Default '5s' (upstream: 30s). */
+  requeueDependency?: string;
+  /** Keep the state dir (logs) after stop(); also set by STANDUP_TESTBED_KEEP=1. */
+  keepDir?: boolean;
+  /** Kill children on SIGINT/SIGTERM/exit of this process. Default true. */
+  handleSignals?: boolean;
+  /** Progress lines (component started, timings). */
+  log?: (line: string) => void;
+}
+
+export interface TestbedPorts {
+  etcdClient: number;
+  etcdPeer: number;
+  apiServer: number;
+  controllerManager: number;
+  sourceMetrics: number;
+  sourceHealth: number;
+  sourceStorage: number;
+  kustomizeMetrics: number;
+  kustomizeHealth: number;
+  http: number;
+}
+
+/** Plain data: what a test worker or a shell needs to use a running testbed. */
+export interface TestbedInfo {
+  kubeconfigPath: string;
+  contextName: string;
+  /** https://127.0.0.1:<port> */
+  server: string;
+  /** Bearer token of the admin user (group system:masters). */
+  token: string;
+  /** Temporary state dir; everything the testbed writes is under it. */
+  dir: string;
+  logs: string;
+  /** Base URL of the git server; a repo is at `${gitBaseUrl}/<name>.git`. */
+  gitBaseUrl: string;
+  gitRoot: string;
+  gitWorkRoot: string;
+  /** Control routes served by the host process (e.g. restart-apiserver). */
+  controlUrl: string;
+  ports: TestbedPorts;
+  binDir: string;
+  fluxNamespace: string;
+  /** ms from start() to everything ready, per step and in total. */
+  timings: Record<string, number>;
+}
+
+export interface TestbedOperators {
+  /** Starts a CRD-on-appearance operator (see operator.ts); stopped with the testbed/client. */
+  start(o: CrdOperatorOptions): CrdOperator;
+  /** The seeds' CDI pattern: a CDI appears -> storageprofiles.cdi.kubevirt.io after delayMs. */
+  cdi(delayMs?: number): CrdOperator;
+  stopAll(): Promise<void>;
+}
+
+export interface TestbedClient extends TestbedInfo {
+  readonly info: TestbedInfo;
+  git: GitRepos;
+  operator: TestbedOperators;
+  kubeConfig(): KubeConfig;
+  /** Stops kube-apiserver and starts it again on the same port with the same state. */
+  restartApiServer(): Promise<void>;
+}
+
+export interface Testbed extends TestbedClient {
+  /** Stops every process (process groups), the git server, and removes `dir`. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const INFO_FILE = 'testbed.json';
+
+function operators(kubeconfigPath: string): TestbedOperators {
+  const running = new Set<CrdOperator>();
+  const start = (o: CrdOperatorOptions) => {
+    const op = startCrdOperator(kubeconfigPath, o);
+    running.add(op);
+    return op;
+  };
+  return {
+    start,
+    cdi: (delayMs) => start(cdiOperatorOptions(delayMs)),
+    async stopAll() {
+      await Promise.all([...running].map((op) => op.stop()));
+      running.clear();
+    },
+  };
+}
+
+/** A client for a testbed started elsewhere (vitest global setup, `npm run testbed -- up`). */
+export function connect(info: TestbedInfo): TestbedClient {
+  return {
+    ...info,
+    info,
+    git: gitRepos(info.gitRoot, info.gitWorkRoot, info.gitBaseUrl),
+    operator: operators(info.kubeconfigPath),
+    kubeConfig: () => loadKubeConfig(info.kubeconfigPath),
+    async restartApiServer() {
+      const r = await fetch(`${info.controlUrl}/restart-apiserver`, { method: 'POST' });
+      if (!r.ok) throw new Error(`restart-apiserver failed: ${r.status} ${await r.text()}`);
+    },
+  };
+}
+
+/** Reads `<dir>/testbed.json` written by start(). */
+export function readInfo(dir: string): TestbedInfo {
+  return JSON.parse(readFileSync(path.join(dir, INFO_FILE), 'utf8')) as TestbedInfo;
+}
+
+// Every testbed of this process, for the signal/exit handlers.
+const active = new Set<{ dir: string; keep: boolean }>();
+let handlersInstalled = false;
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  const emergency = () => {
+    killAllSync();
+    for (const t of active) if (!t.keep) rmSync(t.dir, { recursive: true, force: true });
+    active.clear();
+  };
+  process.on('exit', emergency);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const handler = () => {
+      emergency();
+      // If nobody else (e.g. vitest) handles the signal, behave like the default.
+      if (process.listenerCount(sig) === 1) {
+        process.off(sig, handler);
+        process.kill(process.pid, sig);
+      }
+    };
+    process.on(sig, handler);
+  }
+}
+
+function logTail(file: string | undefined, lines = 25): string {
+  if (!file || !existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  return `\n--- last lines of ${file} ---\n${text}`;
+}
+
+export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
+  const t0 = Date.now();
+  const timings: Record<string, number> = {};
+  const mark = (step: string, since: number) => {
+    timings[step] = Date.now() - since;
+    opts.log?.(`${step}: ${timings[step]} ms`);
+  };
+  const binDir = opts.binDir ?? testbedBinDir();
+  const crdDir = opts.crdDir ?? (opts.binDir ? path.join(path.dirname(opts.binDir), 'crds') : testbedCrdDir());
+  const bins = requireBinaries(binDir);
+  const keep = opts.keepDir ?? process.env.STANDUP_TESTBED_KEEP === '1';
+  if (opts.handleSignals ?? true) installHandlers();
+
+  const tmpRoot = opts.tmpRoot ?? tmpdir();
+  mkdirSync(tmpRoot, { recursive: true });
+  const dir = mkdtempSync(path.join(tmpRoot, 'standup-testbed-'));
+  const self = { dir, keep };
+  active.add(self);
+  const logs = path.join(dir, 'logs');
+  mkdirSync(logs);
+  const reaperPidFile = path.join(dir, 'pids');
+  const reaperPid = startReaper(process.pid, reaperPidFile, keep ? path.join(dir, '.none') : dir);
+  const procs = new Map<string, ManagedProcess>();
+  const track = (p: ManagedProcess) => {
+    procs.set(p.name, p);
+    writeReaperPids(reaperPidFile, livePids());
+    return p;
+  };
+  let http: HttpServer | undefined;
+  let stopped = false;
+  const ops = operators(path.join(dir, 'kubeconfig'));
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await ops.stopAll().catch(() => {});
+    // Flux first (it would log errors while the apiserver goes away), etcd last.
+    const order = ['source-controller', 'kustomize-controller', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+    for (const name of order) await procs.get(name)?.stop(5000);
+    await http?.close();
+    try {
+      process.kill(reaperPid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    active.delete(self);
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const [etcdClient, etcdPeer, apiPort, kcmPort, sm, sh, ss, km, kh] = (await freePorts(9)) as [
+      number, number, number, number, number, number, number, number, number,
+    ];
+    const token = randomToken();
+    const saKeyFile = path.join(dir, 'sa.key');
+    const tokenFile = path.join(dir, 'tokens.csv');
+    writeFileSync(saKeyFile, serviceAccountKeyPem(), { mode: 0o600 });
+    writeFileSync(tokenFile, tokenCsvLine(token, 'admin', ['system:masters']), { mode: 0o600 });
+
+    const gitRoot = path.join(dir, 'git');
+    const gitWorkRoot = path.join(dir, 'git-work');
+    mkdirSync(gitRoot);
+    mkdirSync(gitWorkRoot);
+
+    const apiOpts: ApiServerOptions = {
+      bin: bins['kube-apiserver'],
+      dir,
+      logFile: path.join(logs, 'kube-apiserver.log'),
+      port: apiPort,
+      etcdUrl: '',
+      saKeyFile,
+      tokenFile,
+    };
+    let restarting: Promise<void> | undefined;
+    const restartApiServer = async () => {
+      // Serialize concurrent requests: one restart at a time.
+      while (restarting) await restarting;
+      restarting = (async () => {
+        await procs.get('kube-apiserver')?.stop(10_000);
+        track(await startApiServer(apiOpts));
+      })();
+      try {
+        await restarting;
+      } finally {
+        restarting = undefined;
+      }
+    };
+
+    let s = Date.now();
+    http = await startHttpServer(gitRoot, { 'restart-apiserver': async () => restartApiServer() });
+    const ports: TestbedPorts = {
+      etcdClient,
+      etcdPeer,
+      apiServer: apiPort,
+      controllerManager: kcmPort,
+      sourceMetrics: sm,
+      sourceHealth: sh,
+      sourceStorage: ss,
+      kustomizeMetrics: km,
+      kustomizeHealth: kh,
+      http: http.port,
+    };
+
+    s = Date.now();
+    track(await startEtcd({ bin: bins.etcd, dataDir: path.join(dir, 'etcd'), logFile: path.join(logs, 'etcd.log'), clientPort: etcdClient, peerPort: etcdPeer }));
+    mark('etcd', s);
+    apiOpts.etcdUrl = etcdUrl({ clientPort: etcdClient });
+
+    s = Date.now();
+    track(await startApiServer(apiOpts));
+    mark('kube-apiserver', s);
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    const caPem = apiServerCaPem(dir);
+    const kubeconfigPath = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPem, token }), { mode: 0o600 });
+    const kc = loadKubeConfig(kubeconfigPath);
+
+    s = Date.now();
+    const kcm = (async () => {
+      track(
+        await startControllerManager({
+          bin: bins['kube-controller-manager'],
+          kubeconfig: kubeconfigPath,
+          logFile: path.join(logs, 'kube-controller-manager.log'),
+          port: kcmPort,
+          saKeyFile,
+          rootCaFile: path.join(dir, 'pki', 'apiserver.crt'),
+        }),
+      );
+      mark('kube-controller-manager', s);
+    })();
+    const flux = (async () => {
+      await installFluxCrds(kc, crdDir);
+      await ensureNamespace(kc, FLUX_NAMESPACE);
+      mark('flux-crds', s);
+      const fs = Date.now();
+      for (const p of await startFluxControllers({
+        binDir,
+        kubeconfig: kubeconfigPath,
+        dir,
+        logsDir: logs,
+        ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh },
+        requeueDependency: opts.requeueDependency ?? '5s',
+      }))
+        track(p);
+      mark('flux-controllers', fs);
+    })();
+    const results = await Promise.allSettled([kcm, flux]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    mark('total', t0);
+
+    const info: TestbedInfo = {
+      kubeconfigPath,
+      contextName: CONTEXT_NAME,
+      server,
+      token,
+      dir,
+      logs,
+      gitBaseUrl: http.baseUrl,
+      gitRoot,
+      gitWorkRoot,
+      controlUrl: `${http.baseUrl}/-`,
+      ports,
+      binDir,
+      fluxNamespace: FLUX_NAMESPACE,
+      timings,
+    };
+    writeFileSync(path.join(dir, INFO_FILE), JSON.stringify(info, null, 2));
+    return {
+      ...info,
+      info,
+      git: gitRepos(gitRoot, gitWorkRoot, http.baseUrl),
+      operator: ops,
+      kubeConfig: () => loadKubeConfig(kubeconfigPath),
+      restartApiServer,
+      stop,
+    };
+  } catch (e) {
+    const tail = e instanceof TestbedStartError ? logTail(e.logFile) : '';
+    await stop();
+    if (tail && e instanceof Error) e.message += tail;
+    throw e;
+  }
+}

@@ -1,0 +1,133 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { spawn } from 'node:child_process';
+import { gitEnv } from './git-repos.js';
+
+export type ControlHandler = (req: IncomingMessage) => Promise<unknown>;
+
+export interface HttpServer {
+  readonly port: number;
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * One loopback HTTP server for two things:
+ *  - git smart HTTP: every other path goes to `git http-backend` (CGI). Flux's
+ *    go-git v5 speaks only the smart protocol, so a static file server won't do.
+ *  - `/-/<name>` control routes, so test workers can ask the host process to
+ *    act (e.g. restart kube-apiserver). `-` cannot start a repo name.
+ */
+export async function startHttpServer(
+  gitRoot: string,
+  controls: Record<string, ControlHandler>,
+  port = 0,
+): Promise<HttpServer> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname.startsWith('/-/')) {
+      void control(url.pathname.slice(3), req, res);
+      return;
+    }
+    gitBackend(gitRoot, url, req, res);
+  });
+
+  async function control(name: string, req: IncomingMessage, res: ServerResponse) {
+    const handler = controls[name];
+    if (!handler) {
+      res.writeHead(404).end(`no control route ${name}\n`);
+      return;
+    }
+    try {
+      const out = await handler(req);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out ?? {}));
+    } catch (e) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const actual = addr && typeof addr === 'object' ? addr.port : port;
+  return {
+    port: actual,
+    baseUrl: `http://127.0.0.1:${actual}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function gitBackend(root: string, url: URL, req: IncomingMessage, res: ServerResponse) {
+  const h = (name: string) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : (v ?? '');
+  };
+  const env: NodeJS.ProcessEnv = {
+    ...gitEnv(),
+    GIT_PROJECT_ROOT: root,
+    GIT_HTTP_EXPORT_ALL: '1',
+    PATH_INFO: decodeURIComponent(url.pathname),
+    QUERY_STRING: url.search.replace(/^\?/, ''),
+    REQUEST_METHOD: req.method ?? 'GET',
+    CONTENT_TYPE: h('content-type'),
+    REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+    REMOTE_USER: 'testbed',
+  };
+  if (h('content-length')) env.CONTENT_LENGTH = h('content-length');
+  if (h('content-encoding')) env.HTTP_CONTENT_ENCODING = h('content-encoding');
+  if (h('git-protocol')) env.GIT_PROTOCOL = h('git-protocol');
+
+  const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  req.pipe(cgi.stdin);
+  cgi.stdin.on('error', () => {}); // backend may exit before reading everything
+  let stderr = '';
+  cgi.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+
+  // CGI output: headers, a blank line, then the body to stream through.
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  cgi.stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    let end = head.indexOf('\r\n\r\n');
+    let sepLen = 4;
+    if (end < 0) {
+      end = head.indexOf('\n\n');
+      sepLen = 2;
+    }
+    if (end < 0) return;
+    headersDone = true;
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head.subarray(0, end).toString('latin1').split(/\r?\n/)) {
+      const i = line.indexOf(':');
+      if (i < 0) continue;
+      const k = line.slice(0, i).trim();
+      const v = line.slice(i + 1).trim();
+      if (k.toLowerCase() === 'status') status = Number.parseInt(v, 10) || 500;
+      else headers[k] = v;
+    }
+    res.writeHead(status, headers);
+    const rest = head.subarray(end + sepLen);
+    if (rest.length) res.write(rest);
+  });
+  cgi.on('close', (code) => {
+    if (!headersDone) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`git http-backend exited ${code}: ${stderr}`);
+      return;
+    }
+    res.end();
+  });
+  cgi.on('error', (e) => {
+    if (!res.headersSent) res.writeHead(500).end(String(e));
+    else res.destroy(e);
+  });
+}

@@ -1,0 +1,23 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+/**
+ * A detached shell that outlives a host killed with SIGKILL (where no Node
+ * handler runs): once `hostPid` is gone it kills the process groups listed in
+ * `pidFile` and removes `stateDir`. Returns its pid so a clean stop can end it.
+ */
+export function startReaper(hostPid: number, pidFile: string, stateDir: string): number {
+  writeFileSync(pidFile, '');
+  const script = `
+    while kill -0 ${hostPid} 2>/dev/null; do sleep 1; done
+    for p in $(cat "$1" 2>/dev/null); do kill -KILL -- "-$p" 2>/dev/null; done
+    rm -rf "$2"
+  `;
+  const child = spawn('sh', ['-c', script, 'reaper', pidFile, stateDir], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return child.pid ?? -1;
+}
+
+export function writeReaperPids(pidFile: string, pids: number[]): void {
+  writeFileSync(pidFile, pids.join('\n') + '\n');
+}
