@@ -9,7 +9,7 @@
 // with a line that says why. Results: a Markdown table per repository on stdout (pasted into BENCHMARKS.md), and
 // every run as JSON with --json FILE.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, symlinkSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,8 @@ const BENCH_HOME = process.env.STANDUP_BENCH_HOME ?? path.join(os.homedir(), '.c
 const BENCH_BIN = path.join(BENCH_HOME, 'bin');
 const CORPUS = process.env.STANDUP_CORPUS ?? path.resolve(ROOT, '..', 'shared', 'corpus');
 const SAMPLE_MS = 100;
+/** The standup tree that is measured: this checkout, or an export of --standup-rev (main() sets it). */
+let standupRoot = ROOT;
 
 interface RepoCase {
   id: string;
@@ -38,7 +40,8 @@ const REPOS: RepoCase[] = [
 interface Graph {
   /** namespace/name of every Kustomization found. */
   keys: Set<string>;
-  edges: number;
+  /** dependsOn entries, or null when the output does not carry them. */
+  edges: number | null;
 }
 
 interface Tool {
@@ -51,6 +54,11 @@ interface Tool {
   env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Reads the Kustomization graph out of the tool's stdout. */
   parse(stdout: string): Graph;
+  /**
+   * When the timed command does not print dependsOn: a command run once per repository, untimed, that prints the
+   * graph the same engine derived (JSON rows with namespace, name, dependsOn); its edges fill the table.
+   */
+  graphCommand?(repo: string, entry: string): string[];
 }
 
 interface Run {
@@ -107,20 +115,33 @@ function parseStandup(stdout: string): Graph {
   return { keys, edges };
 }
 
-/** `flux-local get cluster -o yaml`: clusters[].kustomizations[] with name, namespace, depends_on. */
-function parseFluxLocal(stdout: string): Graph {
+/** `flux-local get cluster -o yaml`: clusters[].kustomizations[] with name, namespace, path (no dependsOn). */
+function parseFluxLocalCluster(stdout: string): Graph {
   const keys = new Set<string>();
-  let edges = 0;
   for (const doc of parseAllDocuments(stdout)) {
-    const data = doc.toJS() as { clusters?: { kustomizations?: { name: string; namespace?: string; depends_on?: string[] }[] }[] } | null;
-    for (const c of data?.clusters ?? []) {
-      for (const k of c.kustomizations ?? []) {
-        keys.add(key(k.namespace, k.name));
-        edges += k.depends_on?.length ?? 0;
-      }
-    }
+    const data = doc.toJS() as { clusters?: { kustomizations?: { name: string; namespace?: string }[] }[] } | null;
+    for (const c of data?.clusters ?? []) for (const k of c.kustomizations ?? []) keys.add(key(k.namespace, k.name));
   }
-  return { keys, edges };
+  return { keys, edges: null };
+}
+
+/** `flux-local get ks -A`: a table NAMESPACE NAME PATH. */
+function parseFluxLocalTable(stdout: string): Graph {
+  const lines = stdout.split('\n').filter((l) => l.trim());
+  const header = lines.findIndex((l) => /^NAMESPACE\s+NAME\s+PATH/.test(l));
+  if (header < 0) throw new Error(`no NAMESPACE NAME PATH table in the output: ${stdout.slice(0, 200)}`);
+  const keys = new Set<string>();
+  for (const l of lines.slice(header + 1)) {
+    const [ns, name] = l.trim().split(/\s+/);
+    keys.add(key(ns, name));
+  }
+  return { keys, edges: null };
+}
+
+/** scripts/bench/flux-local-graph.py: [{namespace, name, path, dependsOn}]. */
+function parseGraphRows(stdout: string): Graph {
+  const rows = JSON.parse(stdout) as { namespace: string | null; name: string; dependsOn: string[] }[];
+  return { keys: new Set(rows.map((r) => key(r.namespace, r.name))), edges: rows.reduce((n, r) => n + r.dependsOn.length, 0) };
 }
 
 /** `flate get ks -o json`: a list (or {items}) of Kustomization objects or summaries. Never run here yet (see BENCHMARKS.md). */
@@ -163,7 +184,16 @@ function kubectlKustomizeVersion(kubectl: string): string {
   }
 }
 
-const standupCmd = (repo: string, entry: string) => [process.execPath, path.join(ROOT, 'bin', 'standup.js'), 'plan', '--repo', repo, '--path', entry, '-o', 'json'];
+const FLUX_LOCAL = path.join(BENCH_HOME, 'venv', 'bin', 'flux-local');
+const FLUX_LOCAL_PY = path.join(BENCH_HOME, 'venv', 'bin', 'python');
+function fluxLocalMissing(): string | null {
+  const need = [FLUX_LOCAL, path.join(BENCH_BIN, 'flux'), path.join(BENCH_BIN, 'kustomize')];
+  const absent = need.filter((p) => !existsSync(p));
+  return absent.length ? `not installed: ${absent.join(', ')} (run scripts/bench/setup-peers.sh)` : null;
+}
+const fluxLocalEnv = (e: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...e, PATH: pathWithBench(e.PATH ?? ''), PYTHONWARNINGS: 'ignore' });
+
+const standupCmd = (repo: string, entry: string) => [process.execPath, path.join(standupRoot, 'bin', 'standup.js'), 'plan', '--repo', repo, '--path', entry, '-o', 'json'];
 
 const TOOLS: Tool[] = [
   {
@@ -183,16 +213,22 @@ const TOOLS: Tool[] = [
     parse: parseStandup,
   },
   {
-    name: 'flux-local',
-    kustomize: `flux build ks (${path.join(BENCH_BIN, 'flux')}, kustomize/api linked in) + ${path.join(BENCH_BIN, 'kustomize')} for \`kustomize cfg grep\``,
-    missing: () => {
-      const need = [path.join(BENCH_HOME, 'venv', 'bin', 'flux-local'), path.join(BENCH_BIN, 'flux'), path.join(BENCH_BIN, 'kustomize')];
-      const absent = need.filter((p) => !existsSync(p));
-      return absent.length ? `not installed: ${absent.join(', ')} (run scripts/bench/setup-peers.sh)` : null;
-    },
-    command: (_repo, entry) => [path.join(BENCH_HOME, 'venv', 'bin', 'flux-local'), 'get', 'cluster', '--path', entry, '-o', 'yaml'],
-    env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? ''), PYTHONWARNINGS: 'ignore' }),
-    parse: parseFluxLocal,
+    name: 'flux-local get ks',
+    kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')}, kustomize/api linked in)`,
+    missing: fluxLocalMissing,
+    command: (_repo, entry) => [FLUX_LOCAL, 'get', 'ks', '-A', '--path', entry],
+    env: fluxLocalEnv,
+    parse: parseFluxLocalTable,
+    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, path.join(ROOT, 'scripts', 'bench', 'flux-local-graph.py'), '--engine', 'orchestrator', '--path', entry],
+  },
+  {
+    name: 'flux-local get cluster',
+    kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')}) + ${path.join(BENCH_BIN, 'kustomize')} (\`kustomize cfg grep\`)`,
+    missing: fluxLocalMissing,
+    command: (_repo, entry) => [FLUX_LOCAL, 'get', 'cluster', '--path', entry, '-o', 'yaml'],
+    env: fluxLocalEnv,
+    parse: parseFluxLocalCluster,
+    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, path.join(ROOT, 'scripts', 'bench', 'flux-local-graph.py'), '--engine', 'classic', '--path', entry],
   },
   {
     name: 'flate',
@@ -312,6 +348,32 @@ function gitCopy(repo: RepoCase): string {
   return dst;
 }
 
+/**
+ * Other engineers edit this work tree while the benchmark runs; --standup-rev REV measures a clean export of that
+ * commit instead (git archive, with this checkout's node_modules linked in), so the numbers name one commit.
+ */
+function exportStandup(rev: string): { dir: string; label: string } {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = path.join(BENCH_HOME, 'standup', sha);
+  if (!existsSync(path.join(dir, 'bin', 'standup.js'))) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C "$1"`, 'sh', dir], { cwd: ROOT });
+  }
+  if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return { dir, label: `commit ${sha.slice(0, 12)} (clean export of ${rev})` };
+}
+
+function workTreeLabel(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bin'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return `work tree at ${sha}${dirty ? ` plus uncommitted changes in src/ or bin/ (${dirty.split('\n').length} files)` : ''}`;
+  } catch {
+    return `work tree ${ROOT}`;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Report
 
@@ -322,7 +384,32 @@ const median = (xs: number[]) => {
 };
 const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
 
-function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseline: string): string {
+interface GraphPass {
+  kustomizations: number | null;
+  edges: number | null;
+  error: string | null;
+}
+
+/** Runs tool.graphCommand once (untimed) and keeps its keys for keyDiff. */
+function graphPass(tool: Tool, repo: RepoCase, repoDir: string, outDir: string): GraphPass | null {
+  if (!tool.graphCommand) return null;
+  const [bin, ...args] = tool.graphCommand(repoDir, repo.entry);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'standup-bench-graph-'));
+  try {
+    const stdout = execFileSync(bin!, args, { cwd: repoDir, env: { ...tool.env(process.env), TMPDIR: scratch }, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    const g = parseGraphRows(stdout);
+    writeFileSync(path.join(outDir, `${repo.id}.${tool.name.replace(/\W+/g, '_')}.graph.json`), stdout);
+    writeFileSync(path.join(outDir, `${repo.id}.${tool.name.replace(/\W+/g, '_')}.graph.keys`), [...g.keys].sort().join('\n') + '\n');
+    return { kustomizations: g.keys.size, edges: g.edges, error: null };
+  } catch (e) {
+    const err = e as Error & { stderr?: string };
+    return { kustomizations: null, edges: null, error: (err.stderr || err.message).trim().split('\n').slice(-2).join(' | ').slice(0, 300) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseline: string, passes: Map<string, GraphPass>): string {
   const lines = [
     `### ${repo.id} (\`${repo.dir}\`, entry \`${repo.entry}\`)`,
     '',
@@ -338,7 +425,12 @@ function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseli
     }
     const wall = median(rs.map((r) => r.wallS));
     const ks = [...new Set(rs.map((r) => (r.kustomizations === null ? `unparsed (${r.parseError})` : String(r.kustomizations))))].join(' / ');
-    const edges = [...new Set(rs.map((r) => (r.edges === null ? '-' : String(r.edges))))].join(' / ');
+    const gp = passes.get(tool.name);
+    const edges = gp
+      ? gp.error
+        ? `graph pass failed: ${gp.error}`
+        : `${gp.edges} (graph pass${gp.kustomizations !== rs[0]?.kustomizations ? `, ${gp.kustomizations} Kustomizations` : ''})`
+      : [...new Set(rs.map((r) => (r.edges === null ? '-' : String(r.edges))))].join(' / ');
     const exits = [...new Set(rs.map((r) => r.exitCode))].join(' / ');
     lines.push(
       `| ${tool.name} | ${wall.toFixed(2)} s | ${rs.map((r) => r.wallS.toFixed(2)).join(', ')} | ${mib(median(rs.map((r) => r.maxRssKiB)))} | ${mib(median(rs.map((r) => r.treeRssKiB)))} | ${median(rs.map((r) => r.cpuS)).toFixed(2)} s | ${Number.isFinite(base) && base > 0 ? `${(wall / base).toFixed(2)}x` : '-'} | ${ks} | ${edges} | ${exits} |`,
@@ -356,6 +448,12 @@ function keyDiff(outDir: string, repo: RepoCase, tool: string, baseline: string)
   const a = read(baseline);
   const b = read(tool);
   if (!a || !b) return null;
+  const g = path.join(outDir, `${repo.id}.${tool.replace(/\W+/g, '_')}.graph.keys`);
+  if (existsSync(g)) {
+    const gk = new Set(readFileSync(g, 'utf8').split('\n').filter(Boolean));
+    const same = gk.size === b.size && [...gk].every((k) => b.has(k));
+    if (!same) return `${tool}: its graph pass found other keys than its timed output (${gk.size} vs ${b.size}); compare ${g}`;
+  }
   const onlyPeer = [...b].filter((k) => !a.has(k));
   const onlyBase = [...a].filter((k) => !b.has(k));
   if (!onlyPeer.length && !onlyBase.length) return `${tool}: the same ${a.size} namespace/name keys as ${baseline}`;
@@ -371,6 +469,7 @@ async function main(): Promise<void> {
   const repoFilter: string[] = [];
   const toolFilter: string[] = [];
   let jsonOut: string | null = null;
+  let standupRev: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const v = () => {
@@ -382,14 +481,17 @@ async function main(): Promise<void> {
     else if (a === '--repo') repoFilter.push(v());
     else if (a === '--tool') toolFilter.push(v());
     else if (a === '--json') jsonOut = path.resolve(v());
+    else if (a === '--standup-rev') standupRev = v();
     else if (a === '-h' || a === '--help') {
-      console.log('usage: npm run bench:plan -- [--runs N] [--repo sulibot|joryirving|bjw-s]... [--tool NAME-SUBSTRING]... [--json FILE]');
+      console.log('usage: npm run bench:plan -- [--runs N] [--repo sulibot|joryirving|bjw-s]... [--tool NAME-SUBSTRING]... [--json FILE] [--standup-rev REV]');
       return;
     } else throw new Error(`unknown argument ${a}`);
   }
   if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is missing: apt-get install -y time (or run scripts/bench/setup-peers.sh)');
   if (!existsSync(CORPUS)) throw new Error(`corpus not found at ${CORPUS} (set STANDUP_CORPUS)`);
 
+  let standupLabel = workTreeLabel();
+  if (standupRev) ({ dir: standupRoot, label: standupLabel } = exportStandup(standupRev));
   const repos = REPOS.filter((r) => !repoFilter.length || repoFilter.includes(r.id));
   const tools = TOOLS.filter((t) => !toolFilter.length || toolFilter.some((f) => t.name.includes(f)));
   const baseline = tools.find((t) => t.name.startsWith('standup'))?.name ?? TOOLS[0]!.name;
@@ -409,6 +511,7 @@ async function main(): Promise<void> {
   console.log(`# standup plan benchmark, ${new Date().toISOString()}`);
   console.log(`machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; node ${process.version}`);
   console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(`standup: ${standupLabel}`);
   console.log(`runs per tool: ${runs}, cold (fresh process, empty TMPDIR and XDG_CACHE_HOME); outputs in ${outDir}`);
   for (const t of active) console.log(`  ${t.name}: renders with ${t.kustomize}`);
 
@@ -429,7 +532,15 @@ async function main(): Promise<void> {
         );
       }
     }
-    const t = table(repo, runsHere, skipped, baseline);
+    const passes = new Map<string, GraphPass>();
+    for (const tool of active) {
+      const gp = graphPass(tool, repo, repoDir, outDir);
+      if (gp) {
+        passes.set(tool.name, gp);
+        console.error(`${repo.id} ${tool.name} graph pass: ${gp.error ?? `${gp.kustomizations} Kustomizations, ${gp.edges} dependsOn edges`}`);
+      }
+    }
+    const t = table(repo, runsHere, skipped, baseline, passes);
     const diffs = active.filter((x) => x.name !== baseline).map((x) => keyDiff(outDir, repo, x.name, baseline)).filter((x): x is string => !!x);
     tables.push([t, '', ...diffs.map((d) => `- ${d}`)].join('\n'));
   }
