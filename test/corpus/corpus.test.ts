@@ -1,0 +1,276 @@
+// Every corpus repository and each of its cluster entry points (../shared/corpus/INDEX.md) loads without a crash;
+// every Kustomization matches a Flux Kustomization document of the static inventory; every problem is real.
+// Counts are the INDEX's "n" per entry unless a comment says why the real build gives another number.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterModel } from '../../src/model/flux.js';
+import { loadRepository, type LoadedRepository } from '../../src/repo/load.js';
+import { dependsOnMismatches, notInInventory, repoDir, resolvedEdges, summary, unrealBuildFailure } from './corpus.js';
+
+interface Case {
+  dir: string;
+  /** name → [entry, Kustomizations, resolved dependsOn edges] */
+  clusters: Record<string, [string, number, number]>;
+  /** `${cluster}:${code}` → count, for every problem. */
+  problems: Record<string, number>;
+  /** Extra, repository-specific checks. */
+  more?: (r: LoadedRepository, c: (name: string) => ClusterModel) => void | Promise<void>;
+}
+
+const cases: Case[] = [
+  {
+    dir: 'onedr0p__home-ops',
+    clusters: { cluster: ['kubernetes/flux/cluster', 78, 19] },
+    // sonarr/app: its configMapGenerator scripts (*.sh) are not in the corpus.
+    // CLOUDFLARE_TUNNEL_ID comes from Secret cloudflare-tunnel-id-secret, which an ExternalSecret creates in the
+    // cluster: not in git, so the variable is unknown (a warning), never "undefined".
+    problems: { 'cluster:build-failed': 1, 'cluster:unresolved-substitution': 1 },
+    more: (r, c) => {
+      const w = r.problems.find((p) => p.code === 'unresolved-substitution')!;
+      expect(w.severity).toBe('warning');
+      expect(w.message).toContain('CLOUDFLARE_TUNNEL_ID');
+      expect(w.message).toContain('cloudflare-tunnel-id-secret');
+      // 77 of 78 children have no metadata.namespace: it comes from each namespace folder's kustomization.yaml.
+      const ks = c('cluster').kustomizations;
+      expect(ks.filter((k) => k.namespace === 'flux-system').length).toBeLessThan(10);
+      expect(ks.find((k) => k.name === 'cluster-apps')?.key).toBe('flux-system/cluster-apps');
+      expect(ks.filter((k) => k.parent === 'flux-system/cluster-apps')).toHaveLength(77);
+    },
+  },
+  {
+    dir: 'bjw-s-labs__home-ops',
+    clusters: { cluster: ['kubernetes/flux/cluster', 93, 63] },
+    // envoy-gateway/gateway (.lua), searxng (.toml), webhook (.sh): generator inputs not in the corpus.
+    problems: { 'cluster:build-failed': 3 },
+    more: (_r, c) => {
+      // Most edges name another namespace explicitly (kopiur in `system`): keys keep it.
+      const ks = c('cluster').kustomizations;
+      expect(ks.filter((k) => k.dependsOn.some((d) => d.key === 'system/kopiur')).length).toBeGreaterThanOrEqual(30);
+    },
+  },
+  {
+    dir: 'joryirving__home-ops',
+    clusters: {
+      main: ['kubernetes/clusters/main', 160, 60],
+      test: ['kubernetes/clusters/test', 31, 12],
+      utility: ['kubernetes/clusters/utility', 59, 13],
+    },
+    // sabnzbd, sonarr, webhook (main) and acars (utility): generator inputs (.sh, .py) not in the corpus.
+    problems: { 'main:build-failed': 3, 'utility:build-failed': 1 },
+    more: (_r, c) => {
+      // The parent's kustomize replacements set spec.targetNamespace on every child, and the child is keyed in the
+      // namespace of its folder's kustomization.yaml.
+      const arc = c('test').kustomizations.find((k) => k.name === 'actions-runner-controller')!;
+      expect(arc.key).toBe('actions-runner-system/actions-runner-controller');
+      expect(arc.targetNamespace).toBe('actions-runner-system');
+      // The same base app is a different node per cluster: the graph is per cluster.
+      expect(c('main').kustomizations.length).not.toBe(c('utility').kustomizations.length);
+    },
+  },
+  {
+    dir: 'billimek__k8s-gitops',
+    clusters: { cluster: ['setup/flux/cluster', 2, 1] },
+    problems: {},
+    more: (_r, c) => {
+      expect(c('cluster').kustomizations.map((k) => k.key).sort()).toEqual(['flux-system/cluster-apps', 'flux-system/flux-repositories']);
+      expect(c('cluster').kustomizations.find((k) => k.name === 'cluster-apps')!.dependsOn.map((d) => d.key)).toEqual([
+        'flux-system/flux-repositories',
+      ]);
+    },
+  },
+  {
+    dir: 'toboshii__home-ops',
+    // INDEX counts 11 from the root. Three tiers fail to build, so the 4 Kustomizations inside them are not found:
+    // apps (kopia's repository.config) and core (rook's backup.sh) lack generator inputs the corpus left out, and
+    // crds lists CRDs by https URL, which needs the network. Flux would stop at the same three builds.
+    clusters: { flux: ['cluster/flux', 7, 4] },
+    problems: { 'flux:build-failed': 3 },
+    more: (_r, c) => {
+      // The self-applying root (flux-cluster reconciles cluster/flux, which holds itself) is one node, rendered once.
+      const ks = c('flux').kustomizations;
+      expect(ks.filter((k) => k.name === 'flux-cluster')).toHaveLength(1);
+      expect(ks.find((k) => k.name === 'flux-cluster')!.repoPath).toBe('cluster/flux');
+    },
+  },
+  {
+    dir: 'sulibot__home-ops',
+    clusters: {
+      'cluster-101': ['kubernetes/clusters/cluster-101', 135, 340],
+      // Stale roots still in the tree (INDEX). cluster-104's own kustomization.yaml has a configMapGenerator whose
+      // backup.sh the corpus left out, so its entry does not build and nothing below it can be found.
+      'cluster-104': ['kubernetes/clusters/cluster-104', 0, 0],
+      // production: 8 of its 336 edges point at flux-system/flux-system, which production's entry does not apply.
+      production: ['kubernetes/clusters/production', 132, 328],
+      flux: ['kubernetes/flux', 1, 0],
+    },
+    problems: {
+      // authentik, notifier, sonarr-4k: generator inputs (.css, .sh) not in the corpus; the same in both roots.
+      'cluster-101:build-failed': 3,
+      'production:build-failed': 3,
+      'cluster-104:build-failed': 1,
+      // CLOUDFLARE_TUNNEL_ID comes from a Secret an ExternalSecret makes in the cluster: unknown, a warning.
+      'cluster-101:unresolved-substitution': 1,
+      'production:unresolved-substitution': 1,
+      // production's `apps` has no postBuild, so `${CNPG_RECOVERY_MODE:=false}` is never substituted (Flux runs
+      // substitution only with a postBuild) and the two postgres-vectorchord paths do not exist, as Flux would say.
+      'production:path-missing': 2,
+    },
+    more: async (r, c) => {
+      const live = c('cluster-101').kustomizations;
+      // In the live root, tier-1's postBuild substitutes the default: the real folder is app-false.
+      expect(live.find((k) => k.name === 'postgres-vectorchord')!.repoPath).toBe('kubernetes/apps/tier-1-infrastructure/postgres-vectorchord/app-false');
+      for (const p of r.problems.filter((x) => x.code === 'path-missing')) expect(p.message).toContain('${CNPG_RECOVERY_MODE:=false}');
+      // Gate tier storage-ready: INDEX counts 70 dependents over every file; 57 of them are reachable from this root.
+      expect(live.filter((k) => k.dependsOn.some((d) => d.key === 'flux-system/storage-ready'))).toHaveLength(57);
+      // The dangling kiali -> jaeger edge: kiali is commented out of tier-1's kustomization.yaml ("kiali disabled"),
+      // so no live root applies it. Loading its folder directly shows the dependsOn that no Kustomization satisfies.
+      expect(live.some((k) => k.name === 'kiali')).toBe(false);
+      const kiali = await loadRepository({ repo: repoDir('sulibot__home-ops'), path: 'kubernetes/apps/tier-1-infrastructure/kiali' });
+      const k = kiali.clusters[0]!.kustomizations.find((x) => x.name === 'kiali')!;
+      expect(k.dependsOn.map((d) => d.key)).toContain('flux-system/jaeger');
+      expect(live.some((x) => x.key === 'flux-system/jaeger')).toBe(false);
+      expect(kiali.clusters[0]!.kustomizations.some((x) => x.key === 'flux-system/jaeger')).toBe(false);
+    },
+  },
+  {
+    dir: 'fluxcd__flux2-kustomize-helm-example',
+    clusters: {
+      production: ['clusters/production', 3, 2],
+      staging: ['clusters/staging', 3, 2],
+    },
+    problems: {},
+    more: (_r, c) => {
+      // sourceRef.kind ExternalArtifact (made by an ArtifactGenerator): external, listed, not rendered.
+      const s = c('staging');
+      expect(s.externalSources.map((e) => e.ref.kind)).toEqual(['ExternalArtifact', 'ExternalArtifact']);
+      expect(s.kustomizations.every((k) => k.repoPath === null)).toBe(true);
+    },
+  },
+  {
+    dir: 'fluxcd__flux2-multi-tenancy',
+    clusters: {
+      production: ['clusters/production', 5, 2],
+      staging: ['clusters/staging', 5, 2],
+    },
+    problems: {},
+    more: (_r, c) => {
+      // The tenant's GitRepository is another repository URL; kyverno-controller reads an OCIRepository.
+      expect(c('staging').externalSources.map((e) => e.ref.kind).sort()).toEqual(['GitRepository', 'OCIRepository']);
+      // The base dev-team has no spec.path; the tenants/<env> overlay patches it in.
+      expect(c('staging').kustomizations.find((k) => k.name === 'dev-team')!.path).toBe('./staging');
+      expect(c('staging').kustomizations.find((k) => k.name === 'dev-team')!.key).toBe('apps/dev-team');
+    },
+  },
+  {
+    dir: 'fluxcd__flux2-hub-spoke-example',
+    clusters: { hub: ['hub', 8, 6] },
+    problems: {},
+    more: (_r, c) => {
+      // The same four names in two namespaces: keys are namespace/name.
+      const keys = c('hub').kustomizations.map((k) => k.key).sort();
+      expect(keys).toEqual([
+        'production/apps',
+        'production/infra-configs',
+        'production/infra-controllers',
+        'production/tenants',
+        'staging/apps',
+        'staging/infra-configs',
+        'staging/infra-controllers',
+        'staging/tenants',
+      ]);
+    },
+  },
+  {
+    dir: 'controlplaneio-fluxcd__d1-fleet',
+    clusters: {
+      // INDEX counts 10 per cluster without patches. The prod tenants' spec.patches delete two Kustomizations by
+      // label (FLUX.md §5 "This shapes the graph"), so prod-eu and prod-us have 8: the build is right.
+      'prod-eu': ['clusters/prod-eu', 8, 4],
+      'prod-us': ['clusters/prod-us', 8, 4],
+      staging: ['clusters/staging', 10, 4],
+    },
+    problems: {},
+    more: (_r, c) => {
+      // ${ENVIRONMENT} in child paths is filled by the parent's postBuild from ConfigMap flux-runtime-info.
+      const mc = c('staging').kustomizations.find((k) => k.name === 'monitoring-controllers')!;
+      expect(mc.path).toBe('components/monitoring/controllers/staging');
+      expect(c('prod-eu').kustomizations.find((k) => k.name === 'monitoring-controllers')!.path).toBe('components/monitoring/controllers/production');
+      // Those paths live in the companion repositories (d1-infra, d1-apps): external GitRepositories.
+      expect(mc.repoPath).toBeNull();
+      expect(c('staging').externalSources.some((e) => e.url?.includes('d1-infra'))).toBe(true);
+      expect(c('prod-eu').kustomizations.some((k) => k.name === 'flux-infra-update-policies')).toBe(false);
+    },
+  },
+  {
+    dir: 'artazar__flux2-general',
+    clusters: {
+      'demo-000': ['clusters/demo-000', 9, 5],
+      'demo-001': ['clusters/demo-001', 9, 5],
+    },
+    // The crds tier lists CRDs by https URL: it builds only with network access (none here).
+    problems: { 'demo-000:build-failed': 1, 'demo-001:build-failed': 1 },
+    more: (r) => {
+      for (const p of r.problems) expect(p.message).toMatch(/https:\/\//);
+      // The three commented-out `dependsOn: crds` Kustomizations are not nodes.
+    },
+  },
+];
+
+for (const tc of cases) {
+  describe(tc.dir, () => {
+    let r: LoadedRepository;
+    const cluster = (name: string) => {
+      const c = r.clusters.find((x) => x.name === name);
+      if (!c) throw new Error(`no cluster ${name}; have ${r.clusters.map((x) => x.name).join(', ')}`);
+      return c;
+    };
+    beforeAll(async () => {
+      r = await loadRepository({ repo: repoDir(tc.dir) });
+    });
+
+    it('loads every cluster entry point with the expected Kustomizations and edges', () => {
+      const got = Object.fromEntries(r.clusters.map((c) => [c.name, [c.entry, c.kustomizations.length, resolvedEdges(c)]]));
+      expect(got).toEqual(tc.clusters);
+    });
+
+    it('every Kustomization is a Flux Kustomization document of the inventory, with the same dependsOn', () => {
+      for (const c of r.clusters) {
+        expect(notInInventory(tc.dir, c), c.name).toEqual([]);
+        expect(dependsOnMismatches(tc.dir, c), c.name).toEqual([]);
+        expect(new Set(c.kustomizations.map((k) => k.key)).size, `${c.name}: one node per key`).toBe(c.kustomizations.length);
+      }
+    });
+
+    it('reports exactly the expected problems, each of them real', async () => {
+      const network = r.problems.filter((p) => p.code === 'build-failed' && /https?:\/\//.test(p.message));
+      const counted = summary(r.problems.filter((p) => !network.includes(p)));
+      const expected = { ...tc.problems };
+      // A remote resource builds when the network is there: then its build-failed is simply absent.
+      for (const key of Object.keys(expected)) if (key.endsWith(':build-failed')) expected[key] = (expected[key] ?? 0) - network.filter((p) => `${p.cluster}:build-failed` === key).length;
+      for (const [k, v] of Object.entries(expected)) if (v === 0) delete expected[k];
+      expect(counted).toEqual(expected);
+      for (const p of r.problems) {
+        expect(unrealBuildFailure(tc.dir, p), p.message).toBeNull();
+        if (p.code === 'path-missing') expect(existsSync(path.join(repoDir(tc.dir), p.message.split('"')[1] ?? ''))).toBe(false);
+        expect(p.file === null || existsSync(path.join(repoDir(tc.dir), p.file)), `${p.file} exists`).toBe(true);
+      }
+      await tc.more?.(r, cluster);
+    });
+
+    it('gives every object an origin inside the repository', () => {
+      for (const c of r.clusters) {
+        const outside = c.objects.filter((o) => o.origin.file.startsWith('..') || !existsSync(path.join(repoDir(tc.dir), o.origin.file)));
+        expect(outside.map((o) => `${o.kind}/${o.name} ${o.origin.file}`)).toEqual([]);
+        const withLine = c.kustomizations.filter((k) => k.origin.line !== null).length;
+        expect(withLine, `${c.name}: Kustomizations with a line`).toBe(c.kustomizations.length);
+      }
+    });
+  });
+}
+
+describe('companion trees (d1-infra, d1-apps)', () => {
+  it.each(['controlplaneio-fluxcd__d1-infra', 'controlplaneio-fluxcd__d1-apps'])('%s has no entry point of its own: NO_CLUSTERS', async (dir) => {
+    await expect(loadRepository({ repo: repoDir(dir) })).rejects.toMatchObject({ code: 'NO_CLUSTERS' });
+  });
+});
