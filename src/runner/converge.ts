@@ -6,6 +6,7 @@ import { sourceReadiness } from '../status/source.js';
 import { shortRevision } from '../status/revision.js';
 import { splitKey } from '../model/ref.js';
 import { InterruptedError, TierFailedError, WaitTimeoutError } from './errors.js';
+import { retryTransient } from './retry.js';
 import { tierStepId, type Emit } from './events.js';
 import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
 import type { LiveState } from './live-state.js';
@@ -116,7 +117,7 @@ async function requestReconcile(o: ConvergeOptions, key: string, now: () => numb
   const value = new Date(now()).toISOString();
   const { namespace, name } = splitKey(key);
   if (!o.dryRun) {
-    await o.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, { metadata: { annotations: { [REQUESTED_AT]: value } } });
+    await retryTransient(() => o.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
   }
   o.emit({ type: 'change', id: tierStepId(key), object: `Kustomization/${key}`, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: !!o.dryRun });
   return value;

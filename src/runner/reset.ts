@@ -8,6 +8,7 @@ import { preflight } from './preflight.js';
 import { runCommand, stepsFor } from './run.js';
 import type { Session } from './session.js';
 import { runStep } from './step.js';
+import { retryTransient } from './retry.js';
 import type { TierOutcome } from './converge.js';
 
 export interface ResetOptions {
@@ -84,7 +85,7 @@ async function patchSuspend(s: Session, o: ResetOptions, key: string, suspend: b
   // null removes the field, so the spec from git (which has no suspend) owns it again.
   const patch = { spec: { suspend: suspend ? true : null } };
   o.emit({ type: 'change', id: suspend ? 'suspend' : 'unsuspend', object: `Kustomization/${key}`, action: suspend ? 'suspended' : 'resumed', dryRun: !!o.dryRun });
-  if (!o.dryRun) await s.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, patch);
+  if (!o.dryRun) await retryTransient(() => s.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, patch), o.signal);
 }
 
 async function deleteAndWait(s: Session, o: ResetOptions, key: string) {
@@ -98,7 +99,7 @@ async function deleteAndWait(s: Session, o: ResetOptions, key: string) {
   // The finalizer runs kustomize-controller's prune; the object disappears once everything it applied is deleted.
   for (;;) {
     if (o.signal.aborted) throw new InterruptedError();
-    if ((await s.client.find(ref)) === undefined) return { result: 'ok' as const, message: 'deleted, finalizer done' };
+    if ((await retryTransient(() => s.client.find(ref), o.signal)) === undefined) return { result: 'ok' as const, message: 'deleted, finalizer done' };
     if (Date.now() > deadline) throw new WaitTimeoutError(`${key} is still being deleted (its finalizer has not finished pruning)`, [key]);
     await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
   }

@@ -9,6 +9,8 @@ import { refreshSource, type SourceRefLike } from './source.js';
 import { fallbackCrds, type Session } from './session.js';
 import { runStep } from './step.js';
 import { isRootSync } from '../plan/plan.js';
+import { FLUX_KUSTOMIZATION } from '../cluster/client.js';
+import { retryTransient } from './retry.js';
 
 export type RunMode = 'up' | 'resume' | 'crds';
 
@@ -33,6 +35,20 @@ export function stepsFor(s: Session, mode: RunMode): StepInfo[] {
     steps.push({ id: tierStepId(k.key), kind: 'tier', title: k.key, level: k.level ?? undefined, dependsOn: k.dependsOn });
   }
   return steps;
+}
+
+/**
+ * `up` means stand it up: a root sync left suspended (by `standup reset`, or by hand during an incident) would keep
+ * every tier from ever appearing, so up resumes it. `resume` does not: it reports the suspension instead.
+ */
+async function unsuspendRoot(s: Session, emit: Emit, id: string, dryRun: boolean, signal: AbortSignal): Promise<void> {
+  const root = [...s.ctx.graph.nodes.values()].find((k) => isRootSync(k, s.ctx.cluster.entry));
+  if (!root) return;
+  const ref = { ...FLUX_KUSTOMIZATION, namespace: root.namespace, name: root.name };
+  const live = dryRun ? undefined : await s.client.find(ref);
+  if (!(live?.spec as { suspend?: boolean } | undefined)?.suspend) return;
+  emit({ type: 'change', id, object: `Kustomization/${root.key}`, action: 'resumed (was suspended)', dryRun });
+  await retryTransient(() => s.client.patchMerge(ref, { spec: { suspend: null } }), signal);
 }
 
 /** The root sync's source: tiers.yaml's, else the sourceRef of the Kustomization that reconciles the entry path. */
@@ -68,8 +84,11 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
   const root = s.repo.root;
   if (!o.skipPreflight) await runStep(emit, 'preflight', async () => ({ result: 'ok', message: await preflight(s, mode) }));
   if (mode === 'up') {
-    await runStep(emit, 'bootstrap', () =>
-      bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s) }));
+    await runStep(emit, 'bootstrap', async () => {
+      const out = await bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s) });
+      await unsuspendRoot(s, emit, 'bootstrap', !!dryRun, o.signal);
+      return out;
+    });
   }
   if (mode !== 'resume') {
     await runStep(emit, 'crds', () => applyCrdFallback({ client: s.client, root, files: s.fallbackFiles, emit, id: 'crds', dryRun }));

@@ -6,6 +6,7 @@ import { CliError, ExitCode } from '../model/errors.js';
 import { InterruptedError, WaitTimeoutError } from './errors.js';
 import type { Emit } from './events.js';
 import type { LiveState } from './live-state.js';
+import { retryTransient } from './retry.js';
 
 export interface SourceRefLike {
   kind: string;
@@ -43,8 +44,8 @@ export async function refreshSource(o: {
     o.live.check();
     const src = o.live.sources.get(key);
     if (src && !annotated) {
-      await o.client.patchMerge({ apiVersion: apiVersionOf(o.ref.kind), kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name },
-        { metadata: { annotations: { [REQUESTED_AT]: value } } });
+      await retryTransient(() => o.client.patchMerge({ apiVersion: apiVersionOf(o.ref.kind), kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name },
+        { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
       o.emit({ type: 'change', id: o.id, object: key, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: false });
       annotated = true;
     }

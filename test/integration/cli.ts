@@ -1,0 +1,38 @@
+import { execa, type ResultPromise } from 'execa';
+import path from 'node:path';
+import { runCli } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/io.js';
+import { plainStyle } from '../../src/ui/style.js';
+
+export const PROJECT = path.resolve(import.meta.dirname, '../..');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** With -o json: the events, one per stdout line. */
+  events: Record<string, unknown>[];
+}
+
+/** Runs the CLI in this process (the same code path as bin/standup.js), capturing what it prints. */
+export async function standup(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    out: (t) => void (stdout += t),
+    err: (t) => void (stderr += t),
+    style: plainStyle,
+    errStyle: plainStyle,
+    isTTY: false,
+    env: { ...process.env, CI: 'true', ...env },
+    cwd: PROJECT,
+  };
+  const code = await runCli(args, io);
+  const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { code, stdout, stderr, events };
+}
+
+/** The CLI as a separate process, so a test can interrupt or kill it. */
+export function standupProcess(args: string[]): ResultPromise<{ reject: false; all: true }> {
+  return execa('node', [path.join(PROJECT, 'bin/standup.js'), ...args], { cwd: PROJECT, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1' } });
+}

@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connect, type CrdOperator, type TestbedClient } from '../testbed/harness.js';
+import { PROJECT, standup, standupProcess } from './cli.js';
+import { kube, ready, until, type Ks } from './kube.js';
+
+// The runner's proofs (issue 4) against the real kube-apiserver and Flux controllers. The steps share one testbed
+// and build on each other, so they run in order.
+
+const EXAMPLE = path.join(PROJECT, 'examples/homelab');
+const PREFIX = path.join(PROJECT, 'test/fixtures/prefix-cdi');
+const RUNTIME_CRDS = ['storageprofiles.cdi.kubevirt.io', 'datavolumes.cdi.kubevirt.io'];
+const EXAMPLE_TIERS = ['apps', 'apps-vms', 'crds', 'flux-system', 'headlamp', 'oauth2-proxy', 'platform', 'platform-config', 'platform-config-cdi'];
+
+let tb: TestbedClient;
+let k: ReturnType<typeof kube>;
+let kubeconfig: string;
+let homelabUrl: string;
+let homelabSha: string;
+let operators: CrdOperator[] = [];
+
+const crdManifest = (file: string) => parse(readFileSync(path.join(EXAMPLE, 'bootstrap/crds', file), 'utf8'));
+const dev = (cmd: string, ...extra: string[]) => [cmd, '--cluster', 'dev', '--kubeconfig', kubeconfig, ...extra];
+const allReadyAt = async (revision: string, names = EXAMPLE_TIERS) => {
+  const kss = await k.kustomizations();
+  return names.every((n) => {
+    const ks = kss.find((x) => x.metadata.name === n);
+    return ks !== undefined && ready(ks) && ks.status?.lastAppliedRevision === revision;
+  }) ? kss : null;
+};
+
+/** The CDI operator of the seeds: a CDI resource makes it create the StorageProfile and DataVolume CRDs. */
+function startCdiOperators() {
+  operators = [
+    tb.operator.start({ trigger: { group: 'cdi.kubevirt.io', version: 'v1beta1', plural: 'cdis' }, crd: crdManifest('storageprofiles.cdi.kubevirt.io.yaml'), delayMs: 1000 }),
+    tb.operator.start({ trigger: { group: 'cdi.kubevirt.io', version: 'v1beta1', plural: 'cdis' }, crd: crdManifest('datavolumes.cdi.kubevirt.io.yaml'), delayMs: 1000 }),
+  ];
+}
+
+/** Removes a previous scenario's root sync, its source and the runtime CRDs, so the next starts cold. */
+async function wipe() {
+  await tb.operator.stopAll();
+  await k.deleteKs('flux-system');
+  await until('the root sync to be gone', async () => (await k.kustomizations()).length === 0, 120_000);
+  await k.deleteGit('flux-system');
+  for (const c of RUNTIME_CRDS) await k.deleteCrd(c);
+  await until('the runtime CRDs to be gone', async () => (await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)))).every((c) => c === null), 60_000);
+}
+
+beforeAll(async () => {
+  tb = connect(inject('testbed'));
+  k = kube(tb.kubeConfig());
+  kubeconfig = tb.kubeconfigPath;
+  homelabSha = await tb.git.createRepo('homelab', EXAMPLE);
+  homelabUrl = tb.git.url('homelab');
+  await tb.git.createRepo('prefix', PREFIX);
+});
+
+afterAll(async () => {
+  await tb?.operator.stopAll();
+});
+
+describe.sequential('standup against the testbed', () => {
+  it('the context guard refuses a mismatched context and writes nothing', async () => {
+    const r = await standup(['up', '--cluster', 'prod', '--kubeconfig', kubeconfig, '--source-url', homelabUrl, '-o', 'json']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('prod-admin');
+    expect(r.stderr).toContain('standup-testbed');
+    expect(await k.gitRepository('flux-system')).toBeNull();
+    expect(await k.kustomizations()).toEqual([]);
+  });
+
+  it('reset refuses a cluster not marked resettable', async () => {
+    const r = await standup(['reset', '--cluster', 'prod', '--kubeconfig', kubeconfig, '--yes']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('not marked resettable');
+  });
+
+  it('the seeds\' deadlock: up diagnoses it, then crds and resume converge it', async () => {
+    const prefixUrl = tb.git.url('prefix');
+    const sha = await tb.git.head('prefix');
+    tb.operator.cdi(1000);
+    const stuck = await standup(['up', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '--source-url', prefixUrl, '-o', 'json']);
+    expect(stuck.code).toBe(1);
+    expect(stuck.stderr).toContain('flux-system/platform-config is deadlocked on a second-order CRD');
+    expect(stuck.stderr).toMatch(/needs kind StorageProfile \(cdi\.kubevirt\.io\/v1beta1\)/);
+    expect(stuck.stderr).toContain('`standup crds` applies storageprofiles.cdi.kubevirt.io');
+    const pc = (await k.kustomizations()).find((x) => x.metadata.name === 'platform-config')!;
+    expect(pc.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain('no matches for kind "StorageProfile"');
+
+    // resume alone diagnoses the same thing on the already-stuck cluster.
+    const again = await standup(['resume', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('deadlocked on a second-order CRD');
+
+    expect((await standup(['crds', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig])).code).toBe(0);
+    const fixed = await standup(['resume', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(fixed.stderr).toBe('');
+    expect(fixed.code).toBe(0);
+    expect(await allReadyAt(`main@sha1:${sha}`, ['crds', 'platform', 'platform-config', 'apps-vms'])).toBeTruthy();
+    await wipe();
+  });
+
+  it('up on a bare cluster converges the example: every tier Ready at the pushed revision', async () => {
+    startCdiOperators();
+    const r = await standup([...dev('up', '--source-url', homelabUrl), '-o', 'json', '--record', path.join(tb.dir, 'up-record.json')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const kss = await allReadyAt(`main@sha1:${homelabSha}`);
+    expect(kss?.map((x) => x.metadata.name).sort()).toEqual(EXAMPLE_TIERS);
+    // Tiers became Ready in dependency order: each after everything it depends on.
+    const ends = r.events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('tier:')).map((e) => String(e.id).slice('tier:flux-system/'.length));
+    expect(ends.indexOf('platform-config')).toBeLessThan(ends.indexOf('platform-config-cdi'));
+    expect(ends.indexOf('platform-config-cdi')).toBeLessThan(ends.indexOf('apps-vms'));
+    const record = JSON.parse(readFileSync(path.join(tb.dir, 'up-record.json'), 'utf8'));
+    expect(record.ok).toBe(true);
+    expect(record.steps.find((s: { id: string }) => s.id === 'tier:flux-system/apps-vms').result).toBe('ok');
+  });
+
+  it('crds twice: the second run reports every object unchanged and writes nothing', async () => {
+    const before = await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)));
+    const r = await standup([...dev('crds'), '-o', 'json']);
+    expect(r.code).toBe(0);
+    const actions = r.events.filter((e) => e.type === 'change').map((e) => e.action);
+    expect(actions).toEqual(['unchanged', 'unchanged']);
+    const after = await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)));
+    expect(after.map((c) => c?.metadata?.resourceVersion)).toEqual(before.map((c) => c?.metadata?.resourceVersion));
+  });
+
+  it('status agrees with Flux', async () => {
+    const r = await standup([...dev('status'), '-o', 'json']);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout).kustomizations as { key: string; ready: string; revision: string }[];
+    const live = await k.kustomizations();
+    for (const row of rows) {
+      const ks = live.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === row.key)!;
+      expect(row.ready).toBe(ks.status?.conditions?.find((c) => c.type === 'Ready')?.status);
+      expect(row.revision).toBe(ks.status?.lastAppliedRevision);
+    }
+    const text = await standup(dev('status'));
+    expect(text.stdout.split('\n')[0]).toMatch(/^LEVEL\s+NAME\s+READY\s+REVISION\s+SUSPENDED\s+AGE\s+MESSAGE$/);
+    expect(text.stdout).toContain(`main@sha1:${homelabSha.slice(0, 8)}`);
+  });
+
+  it('a pushed commit moves the revision, and up waits for every tier to apply it', async () => {
+    const sha = await tb.git.commitAndPush('homelab', { 'NOTES.md': 'a push that changes no manifest still moves the revision\n' }, 'no-op push');
+    const r = await standup([...dev('resume'), '-o', 'json']);
+    expect(r.code).toBe(0);
+    expect(await allReadyAt(`main@sha1:${sha}`)).toBeTruthy();
+    homelabSha = sha;
+  });
+
+  it('reset tears down in reverse order, and up brings everything back', async () => {
+    const r = await standup([...dev('reset', '--yes'), '-o', 'json']);
+    expect(r.code).toBe(0);
+    const deleted = r.events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:') && e.result === 'ok').map((e) => String(e.id).slice('delete:flux-system/'.length));
+    expect(deleted.indexOf('apps-vms')).toBeLessThan(deleted.indexOf('platform-config-cdi'));
+    expect(deleted.indexOf('platform-config-cdi')).toBeLessThan(deleted.indexOf('platform-config'));
+    expect(deleted.indexOf('platform')).toBeLessThan(deleted.indexOf('crds'));
+    expect((await k.kustomizations()).map((x) => x.metadata.name)).toEqual(['flux-system']);
+    const up = await standup([...dev('up', '--source-url', homelabUrl), '-o', 'json']);
+    expect(up.code).toBe(0);
+    expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
+  });
+
+  it.each([['SIGINT'], ['SIGKILL']] as const)('up killed by %s mid-run: resume finishes the job', async (signal) => {
+    expect((await standup([...dev('reset', '--yes')])).code).toBe(0);
+    const child = standupProcess([...dev('up', '--source-url', homelabUrl)]);
+    // Stop it once the first tiers are through, in the middle of the order.
+    await until('platform to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'platform' && ready(x)), 120_000, 200);
+    child.kill(signal);
+    const killed = await child;
+    if (signal === 'SIGINT') expect(killed.exitCode).toBe(130);
+    else expect(killed.signal).toBe('SIGKILL');
+    const resumed = await standup([...dev('resume'), '-o', 'json']);
+    expect(resumed.code).toBe(0);
+    expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
+    const status = JSON.parse((await standup([...dev('status'), '-o', 'json'])).stdout).kustomizations as { state: string }[];
+    expect(status.every((s) => s.state === 'ready')).toBe(true);
+  });
+
+  it('a kube-apiserver restart while resume waits: it reconnects and finishes', async () => {
+    expect((await standup([...dev('reset', '--yes')])).code).toBe(0);
+    const run = standup([...dev('up', '--source-url', homelabUrl), '-o', 'json']);
+    await until('crds to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'crds' && ready(x)), 120_000, 200);
+    await tb.restartApiServer();
+    const r = await run;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
+  });
+});
+
+export type { Ks };
