@@ -1,0 +1,119 @@
+// Ground truth: the seeds' second-order deadlock, for real. A tier that applies
+// a CDI and a StorageProfile together never converges, because the
+// StorageProfile kind exists only after the CDI operator sees a CDI; the split
+// layout (StorageProfile in its own tier, dependsOn the CDI tier) converges.
+import path from 'node:path';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connect } from '../testbed/harness.js';
+import { repoRoot } from '../testbed/paths.js';
+import { httpStatus } from '../testbed/kube.js';
+import { deleteCrd } from '../testbed/operator.js';
+import { pollUntil } from '../testbed/wait.js';
+import { CDI_GROUP, CDI_VERSION } from '../testbed/cdi.js';
+import {
+  GIT_REPOSITORY,
+  KUSTOMIZATION,
+  applyFlux,
+  condition,
+  gitRepository,
+  isReady,
+  kustomization,
+  requestReconcile,
+  waitFlux,
+  type FluxObject,
+} from '../testbed/flux-client.js';
+
+const tb = connect(inject('testbed'));
+const kc = tb.kubeConfig();
+const custom = kc.makeApiClient(CustomObjectsApi);
+const fixture = path.join(repoRoot, 'test/fixtures/testbed/cdi');
+const SP_CRD = `storageprofiles.${CDI_GROUP}`;
+const DEADLOCK = 'dry-run failed: no matches for kind "StorageProfile"';
+const OPERATOR_DELAY_MS = 2000;
+
+async function crdExists(name: string): Promise<boolean> {
+  try {
+    await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name });
+    return true;
+  } catch (e) {
+    if (httpStatus(e) === 404) return false;
+    throw e;
+  }
+}
+
+async function listCluster(plural: string): Promise<KubernetesObject[]> {
+  try {
+    const l = (await custom.listClusterCustomObject({ group: CDI_GROUP, version: CDI_VERSION, plural })) as KubernetesListObject<KubernetesObject>;
+    return l.items;
+  } catch (e) {
+    if (httpStatus(e) === 404) return [];
+    throw e;
+  }
+}
+
+let revision = '';
+const operator = tb.operator.cdi(OPERATOR_DELAY_MS);
+
+beforeAll(async () => {
+  // The operator's CRD must not exist yet, or there is no deadlock to see.
+  await deleteCrd(kc, SP_CRD);
+  await pollUntil(`${SP_CRD} gone`, async () => ((await crdExists(SP_CRD)) ? undefined : true), { timeoutMs: 30_000 });
+  const sha = await tb.git.createRepo('cdi', fixture);
+  revision = `main@sha1:${sha}`;
+  await applyFlux(kc, gitRepository('cdi', tb.git.url('cdi')));
+  await waitFlux(kc, GIT_REPOSITORY, 'cdi', (o) => isReady(o) && o.status?.artifact?.revision === revision);
+});
+
+afterAll(async () => {
+  await tb.operator.stopAll();
+});
+
+describe('testbed: the CDI / StorageProfile deadlock', () => {
+  it('combined tier stays Ready=False with the dry-run error, and the operator never fires', async () => {
+    await applyFlux(kc, kustomization('cdi-combined-root', { path: './clusters/combined', source: 'cdi' }));
+    const failed = (o: FluxObject) =>
+      condition(o)?.status === 'False' && (condition(o)?.message ?? '').includes(DEADLOCK) && o.status?.lastAttemptedRevision === revision;
+    const first = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', failed);
+    expect(condition(first)?.reason).toBe('ReconciliationFailed');
+    expect(condition(first)?.message).toContain(`StorageProfile/sp-combined ${DEADLOCK} in version "${CDI_GROUP}/${CDI_VERSION}"`);
+
+    // Give it time to un-stick itself if it could: several retries (retryInterval
+    // 5s) plus the operator delay, then one explicit reconcile.
+    await sleep(12_000 + OPERATOR_DELAY_MS);
+    const at = await requestReconcile(kc, KUSTOMIZATION, 'cdi-combined');
+    const again = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', (o) => o.status?.lastHandledReconcileAt === at && condition(o)?.status !== 'Unknown');
+    expect(failed(again), JSON.stringify(again.status)).toBe(true);
+    expect(again.status?.lastAppliedRevision).toBeUndefined();
+
+    // Nothing of the tier's second stage was applied: no CDI, so no operator, so no kind.
+    expect(await listCluster('cdis')).toEqual([]);
+    expect(operator.triggeredAt).toBeUndefined();
+    expect(await crdExists(SP_CRD)).toBe(false);
+    // The CRD stage did go through (CRDs are applied before the dry-run of the rest).
+    expect(await crdExists(`cdis.${CDI_GROUP}`)).toBe(true);
+  });
+
+  it('split layout converges: the CDI tier applies, the operator installs the kind, the dependent tier applies', async () => {
+    await applyFlux(kc, kustomization('cdi-split-root', { path: './clusters/split', source: 'cdi' }));
+    const op = await waitFlux(kc, KUSTOMIZATION, 'cdi-operator', (o) => isReady(o) && o.status?.lastAppliedRevision === revision);
+    expect(condition(op)?.message).toBe(`Applied revision: ${revision}`);
+
+    const createdAt = await operator.waitCreated(60_000);
+    expect(operator.triggeredAt).toBeInstanceOf(Date);
+    expect(createdAt.getTime() - (operator.triggeredAt as Date).getTime()).toBeGreaterThanOrEqual(OPERATOR_DELAY_MS);
+
+    const cfg = await waitFlux(kc, KUSTOMIZATION, 'cdi-config', (o) => isReady(o) && o.status?.lastAppliedRevision === revision);
+    expect(condition(cfg)?.message).toBe(`Applied revision: ${revision}`);
+    expect(cfg.status?.inventory?.entries).toEqual([{ id: `_sp-split_${CDI_GROUP}_StorageProfile`, v: CDI_VERSION }]);
+
+    const sps = await listCluster('storageprofiles');
+    const sp = sps.find((o) => o.metadata?.name === 'sp-split');
+    expect(sp?.metadata?.labels).toMatchObject({
+      'kustomize.toolkit.fluxcd.io/name': 'cdi-config',
+      'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+    });
+    expect((await listCluster('cdis')).map((o) => o.metadata?.name)).toContain('cdi-split');
+  });
+});
