@@ -3,6 +3,10 @@
 #   - GNU time (/usr/bin/time -v: wall time and max RSS), from Debian's packages if missing;
 #   - a standalone kustomize, built from the Go module proxy at the version kubectl bundles (v5.5.0),
 #     because flux-local shells out to `kustomize` and only kubectl is installed here;
+#   - the flux CLI (flux-local runs `flux build ks` for every Kustomization), built from the flux2 module on the
+#     Go module proxy; `go install .../cmd/flux@v` refuses it (its go.mod has a replace directive) and the
+#     module zip lacks the generated cmd/flux/manifests/ that `flux install` embeds, so we build a copy of the
+#     module with a placeholder manifest there (`flux install` would not work; `flux build` does not use it);
 #   - flux-local (PyPI) in its own venv;
 #   - flate (github.com/home-operations/flate, Go module proxy) if it builds with the local Go toolchain.
 # Every step is independent: a step that fails is reported and the others still run. Re-running is cheap
@@ -19,6 +23,7 @@ LOGS="$HOME_DIR/logs"
 KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.5.0}"   # what `kubectl version --client` reports here
 FLUX_LOCAL_VERSION="${FLUX_LOCAL_VERSION:-8.4.0}"
 FLATE_VERSION="${FLATE_VERSION:-v0.6.5}"
+FLUX_VERSION="${FLUX_VERSION:-v2.9.5}"
 FORCE="${FORCE:-0}"
 mkdir -p "$BIN" "$LOGS"
 
@@ -58,6 +63,25 @@ elif GOTOOLCHAIN=local GOBIN="$BIN" go install "sigs.k8s.io/kustomize/kustomize/
 else
   tail -5 "$LOGS/kustomize.log" | sed 's/^/   /'
   fail "go install kustomize" "$LOGS/kustomize.log"
+fi
+
+step "flux CLI $FLUX_VERSION -> $BIN/flux"
+if [ "$FORCE" != 1 ] && [ -x "$BIN/flux" ] && "$BIN/flux" version --client 2>/dev/null | grep -qx "flux: ${FLUX_VERSION}"; then
+  ok "already installed: $("$BIN/flux" version --client)"
+elif (
+  set -e
+  export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+  mod_dir="$(cd "$HOME_DIR" && go mod download -json "github.com/fluxcd/flux2/v2@${FLUX_VERSION}" | awk -F'"' '$2 == "Dir" { print $4 }')"
+  src="$HOME_DIR/src/flux2-${FLUX_VERSION}"
+  rm -rf "$src"; mkdir -p "$src"; cp -r "$mod_dir"/. "$src"; chmod -R u+w "$src"
+  mkdir -p "$src/cmd/flux/manifests"
+  printf '# placeholder: the release build generates these (make); flux install is not used by the benchmark\n' >"$src/cmd/flux/manifests/placeholder.yaml"
+  cd "$src" && go build -trimpath -ldflags "-s -w -X main.VERSION=${FLUX_VERSION#v}" -o "$BIN/flux" ./cmd/flux
+) >"$LOGS/flux.log" 2>&1; then
+  ok "$("$BIN/flux" version --client 2>/dev/null | head -1)"
+else
+  tail -5 "$LOGS/flux.log" | sed 's/^/   /'
+  fail "build flux CLI (flux-local cannot run without it)" "$LOGS/flux.log"
 fi
 
 step "flux-local $FLUX_LOCAL_VERSION -> $VENV"
