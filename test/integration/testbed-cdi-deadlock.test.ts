@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
 import { repoRoot } from '../testbed/paths.js';
-import { httpStatus } from '../testbed/kube.js';
+import { ensureNamespace, httpStatus } from '../testbed/kube.js';
 import { deleteCrd } from '../testbed/operator.js';
 import { pollUntil } from '../testbed/wait.js';
 import { CDI_GROUP, CDI_VERSION } from '../testbed/cdi.js';
@@ -17,6 +17,7 @@ import {
   KUSTOMIZATION,
   applyFlux,
   condition,
+  deleteAllFlux,
   gitRepository,
   isReady,
   kustomization,
@@ -32,6 +33,8 @@ const fixture = path.join(repoRoot, 'test/fixtures/testbed/cdi');
 const SP_CRD = `storageprofiles.${CDI_GROUP}`;
 const DEADLOCK = 'dry-run failed: no matches for kind "StorageProfile"';
 const OPERATOR_DELAY_MS = 2000;
+const NS = 'flux-cdi';
+const opts = { namespace: NS };
 
 async function crdExists(name: string): Promise<boolean> {
   try {
@@ -60,30 +63,36 @@ beforeAll(async () => {
   // The operator's CRD must not exist yet, or there is no deadlock to see.
   await deleteCrd(kc, SP_CRD);
   await pollUntil(`${SP_CRD} gone`, async () => ((await crdExists(SP_CRD)) ? undefined : true), { timeoutMs: 30_000 });
+  await ensureNamespace(kc, NS);
   const sha = await tb.git.createRepo('cdi', fixture);
   revision = `main@sha1:${sha}`;
-  await applyFlux(kc, gitRepository('cdi', tb.git.url('cdi')));
-  await waitFlux(kc, GIT_REPOSITORY, 'cdi', (o) => isReady(o) && o.status?.artifact?.revision === revision);
+  await applyFlux(kc, gitRepository('cdi', tb.git.url('cdi'), opts));
+  await waitFlux(kc, GIT_REPOSITORY, 'cdi', (o) => isReady(o) && o.status?.artifact?.revision === revision, opts);
 });
 
 afterAll(async () => {
   await tb.operator.stopAll();
+  // Leave no CDI, no runtime CRD and no Flux objects behind: other files
+  // (the runner's) start their own CDI operators on this cluster.
+  await deleteAllFlux(kc, NS);
+  for (const crd of [SP_CRD, `cdis.${CDI_GROUP}`]) await deleteCrd(kc, crd);
+  await pollUntil('CDI CRDs gone', async () => ((await crdExists(SP_CRD)) || (await crdExists(`cdis.${CDI_GROUP}`)) ? undefined : true), { timeoutMs: 60_000 });
 });
 
 describe('testbed: the CDI / StorageProfile deadlock', () => {
   it('combined tier stays Ready=False with the dry-run error, and the operator never fires', async () => {
-    await applyFlux(kc, kustomization('cdi-combined-root', { path: './clusters/combined', source: 'cdi' }));
+    await applyFlux(kc, kustomization('cdi-combined-root', { path: './clusters/combined', source: 'cdi', ...opts }));
     const failed = (o: FluxObject) =>
       condition(o)?.status === 'False' && (condition(o)?.message ?? '').includes(DEADLOCK) && o.status?.lastAttemptedRevision === revision;
-    const first = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', failed);
+    const first = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', failed, opts);
     expect(condition(first)?.reason).toBe('ReconciliationFailed');
     expect(condition(first)?.message).toContain(`StorageProfile/sp-combined ${DEADLOCK} in version "${CDI_GROUP}/${CDI_VERSION}"`);
 
     // Give it time to un-stick itself if it could: several retries (retryInterval
     // 5s) plus the operator delay, then one explicit reconcile.
     await sleep(12_000 + OPERATOR_DELAY_MS);
-    const at = await requestReconcile(kc, KUSTOMIZATION, 'cdi-combined');
-    const again = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', (o) => o.status?.lastHandledReconcileAt === at && condition(o)?.status !== 'Unknown');
+    const at = await requestReconcile(kc, KUSTOMIZATION, 'cdi-combined', NS);
+    const again = await waitFlux(kc, KUSTOMIZATION, 'cdi-combined', (o) => o.status?.lastHandledReconcileAt === at && condition(o)?.status !== 'Unknown', opts);
     expect(failed(again), JSON.stringify(again.status)).toBe(true);
     expect(again.status?.lastAppliedRevision).toBeUndefined();
 
@@ -96,15 +105,15 @@ describe('testbed: the CDI / StorageProfile deadlock', () => {
   });
 
   it('split layout converges: the CDI tier applies, the operator installs the kind, the dependent tier applies', async () => {
-    await applyFlux(kc, kustomization('cdi-split-root', { path: './clusters/split', source: 'cdi' }));
-    const op = await waitFlux(kc, KUSTOMIZATION, 'cdi-operator', (o) => isReady(o) && o.status?.lastAppliedRevision === revision);
+    await applyFlux(kc, kustomization('cdi-split-root', { path: './clusters/split', source: 'cdi', ...opts }));
+    const op = await waitFlux(kc, KUSTOMIZATION, 'cdi-operator', (o) => isReady(o) && o.status?.lastAppliedRevision === revision, opts);
     expect(condition(op)?.message).toBe(`Applied revision: ${revision}`);
 
     const createdAt = await operator.waitCreated(60_000);
     expect(operator.triggeredAt).toBeInstanceOf(Date);
     expect(createdAt.getTime() - (operator.triggeredAt as Date).getTime()).toBeGreaterThanOrEqual(OPERATOR_DELAY_MS);
 
-    const cfg = await waitFlux(kc, KUSTOMIZATION, 'cdi-config', (o) => isReady(o) && o.status?.lastAppliedRevision === revision);
+    const cfg = await waitFlux(kc, KUSTOMIZATION, 'cdi-config', (o) => isReady(o) && o.status?.lastAppliedRevision === revision, opts);
     expect(condition(cfg)?.message).toBe(`Applied revision: ${revision}`);
     expect(cfg.status?.inventory?.entries).toEqual([{ id: `_sp-split_${CDI_GROUP}_StorageProfile`, v: CDI_VERSION }]);
 
@@ -112,7 +121,7 @@ describe('testbed: the CDI / StorageProfile deadlock', () => {
     const sp = sps.find((o) => o.metadata?.name === 'sp-split');
     expect(sp?.metadata?.labels).toMatchObject({
       'kustomize.toolkit.fluxcd.io/name': 'cdi-config',
-      'kustomize.toolkit.fluxcd.io/namespace': 'flux-system',
+      'kustomize.toolkit.fluxcd.io/namespace': NS,
     });
     expect((await listCluster('cdis')).map((o) => o.metadata?.name)).toContain('cdi-split');
   });

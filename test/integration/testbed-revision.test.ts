@@ -3,16 +3,17 @@
 // the dependent tier behind the revision gate (FLUX.md §1).
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
 import { repoRoot } from '../testbed/paths.js';
-import { httpStatus } from '../testbed/kube.js';
+import { ensureNamespace, httpStatus } from '../testbed/kube.js';
 import { pollUntil } from '../testbed/wait.js';
 import {
   GIT_REPOSITORY,
   KUSTOMIZATION,
   applyFlux,
   condition,
+  deleteAllFlux,
   gitRepository,
   isReady,
   kustomization,
@@ -25,12 +26,17 @@ const kc = tb.kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
 const fixture = path.join(repoRoot, 'test/fixtures/testbed/revision');
 const TIERS = ['revision', 'rev-infrastructure', 'rev-apps'];
+const NS = 'flux-revision';
+const opts = { namespace: NS };
+
+beforeAll(() => ensureNamespace(kc, NS));
+afterAll(() => deleteAllFlux(kc, NS));
 
 async function waitAllApplied(revision: string) {
-  const repo = await waitFlux(kc, GIT_REPOSITORY, 'revision', (o) => isReady(o) && o.status?.artifact?.revision === revision);
+  const repo = await waitFlux(kc, GIT_REPOSITORY, 'revision', (o) => isReady(o) && o.status?.artifact?.revision === revision, opts);
   expect(condition(repo)?.message).toBe(`stored artifact for revision '${revision}'`);
   for (const name of TIERS) {
-    const ks = await waitFlux(kc, KUSTOMIZATION, name, (o) => isReady(o) && o.status?.lastAppliedRevision === revision);
+    const ks = await waitFlux(kc, KUSTOMIZATION, name, (o) => isReady(o) && o.status?.lastAppliedRevision === revision, opts);
     expect(condition(ks)?.message).toBe(`Applied revision: ${revision}`);
   }
 }
@@ -38,8 +44,8 @@ async function waitAllApplied(revision: string) {
 describe('testbed: a pushed commit moves the revision and the Kustomizations follow', () => {
   it('follows two commits: a change plus an addition, then a deletion (pruned)', async () => {
     const sha1 = await tb.git.createRepo('revision', fixture);
-    await applyFlux(kc, gitRepository('revision', tb.git.url('revision'), { interval: '1m' }));
-    await applyFlux(kc, kustomization('revision', { path: './clusters/testbed', source: 'revision' }));
+    await applyFlux(kc, gitRepository('revision', tb.git.url('revision'), { interval: '1m', ...opts }));
+    await applyFlux(kc, kustomization('revision', { path: './clusters/testbed', source: 'revision', ...opts }));
     await waitAllApplied(`main@sha1:${sha1}`);
     expect((await core.readNamespacedConfigMap({ name: 'app-config', namespace: 'tb-revision' })).data).toEqual({ greeting: 'hello' });
 
@@ -56,14 +62,14 @@ describe('testbed: a pushed commit moves the revision and the Kustomizations fol
     expect(sha2).toMatch(/^[0-9a-f]{40}$/);
     expect(sha2).not.toBe(sha1);
     // interval is 1m: without this nudge the test would wait for the timer.
-    await requestReconcile(kc, GIT_REPOSITORY, 'revision');
+    await requestReconcile(kc, GIT_REPOSITORY, 'revision', NS);
     await waitAllApplied(`main@sha1:${sha2}`);
     expect((await core.readNamespacedConfigMap({ name: 'app-config', namespace: 'tb-revision' })).data).toEqual({ greeting: 'bye' });
     const extra = await core.readNamespacedConfigMap({ name: 'extra', namespace: 'tb-revision' });
     expect(extra.metadata?.labels?.['kustomize.toolkit.fluxcd.io/name']).toBe('rev-apps');
 
     const sha3 = await tb.git.commitAndPush('revision', { 'apps/extra.yaml': null }, 'remove extra');
-    await requestReconcile(kc, GIT_REPOSITORY, 'revision');
+    await requestReconcile(kc, GIT_REPOSITORY, 'revision', NS);
     await waitAllApplied(`main@sha1:${sha3}`);
     // prune: true deletes what left the inventory.
     await pollUntil(
@@ -79,7 +85,7 @@ describe('testbed: a pushed commit moves the revision and the Kustomizations fol
       },
       { timeoutMs: 30_000 },
     );
-    const apps = await waitFlux(kc, KUSTOMIZATION, 'rev-apps', () => true);
+    const apps = await waitFlux(kc, KUSTOMIZATION, 'rev-apps', () => true, opts);
     expect(apps.status?.inventory?.entries).toEqual([{ id: 'tb-revision_app-config__ConfigMap', v: 'v1' }]);
   });
 });

@@ -17,7 +17,7 @@ export function etcdUrl(o: Pick<EtcdOptions, 'clientPort'>): string {
 }
 
 export async function startEtcd(o: EtcdOptions, timeoutMs = 20_000): Promise<ManagedProcess> {
-  mkdirSync(o.dataDir, { recursive: true });
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const client = etcdUrl(o);
   const peer = `http://127.0.0.1:${o.peerPort}`;
   const proc = spawnManaged('etcd', o.bin, [

@@ -161,3 +161,34 @@ export async function waitFlux(
     await sleep(intervalMs);
   }
 }
+
+async function listFlux(kc: KubeConfig, k: FluxKind, namespace: string): Promise<FluxObject[]> {
+  const l = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+    group: k.group,
+    version: k.version,
+    plural: k.plural,
+    namespace,
+  })) as { items: FluxObject[] };
+  return l.items;
+}
+
+export const listKustomizations = (kc: KubeConfig, namespace = FLUX_NAMESPACE): Promise<FluxObject[]> =>
+  listFlux(kc, KUSTOMIZATION, namespace);
+
+/**
+ * Deletes every Kustomization (their finalizers prune what they applied) and
+ * then every GitRepository in `namespace`, waiting until they are gone. Test
+ * files share one cluster: each cleans up its own namespace.
+ */
+export async function deleteAllFlux(kc: KubeConfig, namespace: string, timeoutMs = 120_000): Promise<void> {
+  for (const k of [KUSTOMIZATION, GIT_REPOSITORY]) {
+    for (const o of await listFlux(kc, k, namespace)) await deleteFlux(kc, k, o.metadata?.name ?? '', namespace);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const left = await listFlux(kc, k, namespace);
+      if (left.length === 0) break;
+      if (Date.now() > deadline) throw new TimeoutError(`${k.kind}s in ${namespace} to be deleted`, timeoutMs, left.map(describe).join('; '));
+      await sleep(500);
+    }
+  }
+}
