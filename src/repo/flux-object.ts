@@ -5,8 +5,8 @@ import type { FluxOverlay } from './overlay.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const isFluxKustomization = (raw: Obj): boolean =>
-  raw.kind === 'Kustomization' && typeof raw.apiVersion === 'string' && raw.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/');
+export const isFluxKustomization = (o: { kind?: unknown; apiVersion?: unknown }): boolean =>
+  o.kind === 'Kustomization' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/');
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : v === undefined || v === null ? null : String(v));
 

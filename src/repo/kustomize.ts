@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { ConfigError } from '../model/errors.js';
 
 /** Label each request's overlay puts on its objects so a batch's output can be split; removed from the result. */
@@ -48,9 +48,23 @@ export function findKustomize(envPath?: string): Kustomize {
   );
 }
 
-/** One built object, with where kustomize says it came from. */
+/** The identifying fields of an object, read without parsing the whole document. */
+export interface Header {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string | null;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/**
+ * One built object, kept as the YAML kustomize printed (parsing every object is most of the load's CPU, and most
+ * objects are only looked at by kind and name): `header` is read eagerly, the full object on demand (materialize).
+ */
 export interface BuiltObject {
-  raw: Record<string, unknown>;
+  text: string;
+  header: Header;
   /** Absolute path of the file the object was read from (or the kustomization that generated it), if known. */
   file: string | null;
   /** True when kustomize generated it (configMapGenerator and friends): no line to point at. */
@@ -109,20 +123,11 @@ export class Builder {
   }
 
   private pump(): void {
+    // Split what is queued over every slot, not only the free ones: a slot that frees up soon takes the next share.
+    const share = Math.min(this.o.maxBatch ?? 200, Math.max(1, Math.ceil(this.queue.length / this.o.concurrency)));
     while (this.running < this.o.concurrency && this.queue.length > 0) {
       const soloAt = this.queue.findIndex((p) => p.req.solo);
-      if (soloAt >= 0) {
-        const [p] = this.queue.splice(soloAt, 1);
-        this.running++;
-        void this.runChunk([p!]).finally(() => {
-          this.running--;
-          this.pump();
-        });
-        continue;
-      }
-      const free = this.o.concurrency - this.running;
-      const size = Math.min(this.o.maxBatch ?? 200, Math.max(1, Math.ceil(this.queue.length / free)));
-      const chunk = this.queue.splice(0, size);
+      const chunk = soloAt >= 0 ? this.queue.splice(soloAt, 1) : this.queue.splice(0, share);
       this.running++;
       void this.runChunk(chunk).finally(() => {
         this.running--;
@@ -135,7 +140,6 @@ export class Builder {
     if (chunk.length === 1) {
       const p = chunk[0]!;
       const r = await this.exec(p.req.overlayDir);
-      if (r.ok) for (const o of r.objects) stripRequestLabel(o.raw);
       p.resolve(r);
       return;
     }
@@ -146,9 +150,10 @@ export class Builder {
     const wrappers = chunk.map((p) => {
       const w = path.join(this.o.work, `w${p.req.n}`);
       mkdirSync(w, { recursive: true });
+      writeFileSync(path.join(w, 'kustomization.yaml'), wrapperKustomization(p.req.n, path.relative(w, p.req.overlayDir)));
       writeFileSync(
-        path.join(w, 'kustomization.yaml'),
-        `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\nnamePrefix: ${marker(p.req.n)}\nlabels:\n  - pairs:\n      ${REQUEST_LABEL}: "${p.req.n}"\n    includeSelectors: false\nresources:\n  - ${JSON.stringify(path.relative(w, p.req.overlayDir))}\n`,
+        path.join(w, 'marker.yaml'),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${MARKER_CONFIGMAP}\ndata:\n  m: ${marker(p.req.n).slice(0, -1)}\n`,
       );
       return w;
     });
@@ -163,9 +168,12 @@ export class Builder {
     if (r.ok) {
       const by = new Map<number, BuiltObject[]>(chunk.map((p) => [p.req.n, []]));
       for (const o of r.objects) {
-        const n = requestOf(o.raw);
-        stripRequestLabel(o.raw);
-        by.get(n)?.push({ ...o, raw: unmark(o.raw, marker(n)) as Record<string, unknown> });
+        const n = Number(o.header.labels[REQUEST_LABEL] ?? -1);
+        const m = marker(n);
+        if (o.header.kind === 'ConfigMap' && o.header.name === `${m}${MARKER_CONFIGMAP}`) continue;
+        // Remove the batch's name prefix wherever kustomize put it (names and the references it rewrote).
+        const text = o.text.split(m).join('');
+        by.get(n)?.push({ ...o, text, header: text === o.text ? o.header : scanHeader(text) });
       }
       for (const p of chunk) p.resolve({ ok: true, objects: by.get(p.req.n)! });
       return;
@@ -203,36 +211,38 @@ export class Builder {
 }
 
 const marker = (n: number) => `zsq${n}x-`;
+const MARKER_CONFIGMAP = 'standup-batch-marker';
 
-/** Removes the batch's name prefix wherever kustomize put it (names and the references it rewrote). */
-function unmark(v: unknown, m: string): unknown {
-  if (typeof v === 'string') return v.includes(m) ? v.split(m).join('') : v;
-  if (Array.isArray(v)) return v.map((x) => unmark(x, m));
-  if (v && typeof v === 'object') {
-    const o: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) o[k] = unmark(x, m);
-    return o;
-  }
-  return v;
+/**
+ * The wrapper of request n in a batch: its objects get the request label and a unique name prefix. kustomize never
+ * prefixes CRDs, APIServices and Namespaces, so a replacement prepends the same marker to those names (an index out
+ * of range prepends), read from a marker ConfigMap that is dropped from the output.
+ */
+function wrapperKustomization(n: number, overlayRel: string): string {
+  const target = (kind: string, group?: string) =>
+    `      - select:\n          kind: ${kind}\n${group ? `          group: ${group}\n` : ''}        fieldPaths: [metadata.name]\n        options: {delimiter: "-", index: -1}\n`;
+  return (
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\n` +
+    `namePrefix: ${marker(n)}\n` +
+    `labels:\n  - pairs:\n      ${REQUEST_LABEL}: "${n}"\n    includeSelectors: false\n` +
+    `resources:\n  - ${JSON.stringify(overlayRel)}\n  - marker.yaml\n` +
+    `replacements:\n  - source:\n      kind: ConfigMap\n      name: ${MARKER_CONFIGMAP}\n      fieldPath: data.m\n    targets:\n` +
+    target('CustomResourceDefinition') +
+    target('Namespace') +
+    target('APIService', 'apiregistration.k8s.io')
+  );
 }
 
-function requestOf(raw: Record<string, unknown>): number {
-  const labels = (raw.metadata as { labels?: Record<string, string> } | undefined)?.labels;
-  return Number(labels?.[REQUEST_LABEL] ?? -1);
-}
-
-/** Parses kustomize output; strips standup's label and the origin annotation, keeping the origin as data. */
+/** Splits kustomize output into objects (kustomize prints one `---` line between documents). */
 export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
   const objects: BuiltObject[] = [];
-  for (const doc of parseAllDocuments(out, { uniqueKeys: false })) {
-    if (doc.errors.length || doc.contents === null) continue;
-    const raw = doc.toJS({ maxAliasCount: -1 }) as unknown;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
-    const obj = raw as Record<string, unknown>;
-    const md = (obj.metadata ?? {}) as { labels?: Record<string, string>; annotations?: Record<string, string> };
+  for (const text of out.split(/^---[ \t]*\r?\n/m)) {
+    if (!text.trim()) continue;
+    const header = scanHeader(text);
+    if (!header.kind) continue;
     let file: string | null = null;
     let generated = false;
-    const origin = md.annotations?.[ORIGIN_ANNOTATION];
+    const origin = header.annotations[ORIGIN_ANNOTATION];
     if (origin !== undefined) {
       const p = /^path:\s*(.+)$/m.exec(origin);
       const c = /^configuredIn:\s*(.+)$/m.exec(origin);
@@ -241,21 +251,188 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
         file = path.resolve(builtDir, unquote(c[1]!));
         generated = true;
       }
-      delete md.annotations![ORIGIN_ANNOTATION];
-      if (Object.keys(md.annotations!).length === 0) delete md.annotations;
     }
-    objects.push({ raw: obj, file, generated });
+    objects.push({ text, header, file, generated });
   }
   return objects;
 }
 
-/** Removes standup's request label (after the batch is split). */
-export function stripRequestLabel(raw: Record<string, unknown>): void {
-  const md = raw.metadata as { labels?: Record<string, string> } | undefined;
+/**
+ * Reads apiVersion, kind and metadata of one document. kustomize prints canonical block YAML, which a line scanner
+ * reads exactly; anything it does not expect (flow collections, anchors, tags, folded plain scalars) falls back to
+ * parsing those top-level blocks with the yaml library.
+ */
+export function scanHeader(text: string): Header {
+  return fastHeader(text) ?? slowHeader(text);
+}
+
+const SIMPLE_KEY = /^([A-Za-z0-9_.\/-]+|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'):(?: (.*))?$/;
+
+/** A scalar's string value; null for YAML null; undefined when this scanner cannot be sure (fall back). */
+function scalar(v: string): string | null | undefined {
+  const s = v.trim();
+  if (s === '') return '';
+  if (s === '~' || s === 'null') return null;
+  const c = s[0]!;
+  if (c === '"') {
+    try {
+      const j: unknown = JSON.parse(s);
+      return typeof j === 'string' ? j : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (c === "'") return s.endsWith("'") && s.length >= 2 ? s.slice(1, -1).replace(/''/g, "'") : undefined;
+  if ('{[&*!|>%@`'.includes(c) || / #/.test(s) || /:\s/.test(s)) return undefined;
+  return s;
+}
+
+function fastHeader(text: string): Header | null {
+  const h: Header = { apiVersion: '', kind: '', name: '', namespace: null, labels: {}, annotations: {} };
+  const lines = text.split('\n');
+  let section: 'none' | 'metadata' | 'labels' | 'annotations' | 'skip' = 'none';
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (!l.trim() || l.trimStart().startsWith('#')) continue;
+    if (l[0] !== ' ') {
+      const m = SIMPLE_KEY.exec(l);
+      if (!m) return null;
+      const key = m[1]!;
+      const rest = m[2] ?? '';
+      if (key === 'apiVersion' || key === 'kind') {
+        const v = scalar(rest);
+        if (v === undefined || v === null) return null;
+        h[key] = v;
+        section = 'none';
+      } else if (key === 'metadata') {
+        if (rest.trim() && rest.trim() !== '{}') return null;
+        section = 'metadata';
+      } else {
+        section = 'skip';
+      }
+      continue;
+    }
+    if (section === 'none' || section === 'skip') continue;
+    const indent = l.length - l.trimStart().length;
+    const body = l.slice(indent);
+    if (indent === 2) {
+      const m = SIMPLE_KEY.exec(body);
+      if (!m) return null;
+      const key = m[1]!;
+      const rest = (m[2] ?? '').trim();
+      if (key === 'labels' || key === 'annotations') {
+        if (rest === '{}') {
+          section = 'metadata';
+          continue;
+        }
+        if (rest) return null;
+        section = key;
+      } else {
+        section = 'metadata';
+        if (key === 'name' || key === 'namespace') {
+          const v = scalar(rest);
+          if (v === undefined || rest.startsWith('|') || rest.startsWith('>')) return null;
+          if (key === 'name') h.name = v ?? '';
+          else h.namespace = v || null;
+        } else if (rest.startsWith('|') || rest.startsWith('>')) {
+          // skip a block scalar's lines
+          while (i + 1 < lines.length && (lines[i + 1]!.startsWith('   ') || !lines[i + 1]!.trim())) i++;
+        }
+      }
+      continue;
+    }
+    if (indent === 4 && (section === 'labels' || section === 'annotations')) {
+      const m = SIMPLE_KEY.exec(body);
+      if (!m) return null;
+      let key = m[1]!;
+      if (key[0] === '"' || key[0] === "'") {
+        const k = scalar(key);
+        if (k === undefined || k === null) return null;
+        key = k;
+      }
+      const rest = (m[2] ?? '').trim();
+      let value: string | null;
+      if (/^[|>][-+]?$/.test(rest)) {
+        // A block scalar (kustomize's origin annotation is one): the following lines indented deeper.
+        const block: string[] = [];
+        let blockIndent = -1;
+        while (i + 1 < lines.length) {
+          const n = lines[i + 1]!;
+          const ni = n.length - n.trimStart().length;
+          if (n.trim() && ni <= 4) break;
+          if (n.trim() && blockIndent < 0) blockIndent = ni;
+          block.push(n.slice(Math.max(0, blockIndent)));
+          i++;
+        }
+        while (block.length && !block[block.length - 1]!.trim()) block.pop();
+        if (rest[0] === '>') return null;
+        value = block.join('\n') + (rest.endsWith('-') ? '' : '\n');
+      } else {
+        const v = scalar(rest);
+        if (v === undefined) return null;
+        value = v;
+      }
+      h[section][key] = value ?? '';
+      continue;
+    }
+    if (indent > 4 && (section === 'labels' || section === 'annotations')) return null; // a continuation we do not expect
+    // Deeper lines of other metadata fields (ownerReferences, finalizers, …) are skipped.
+  }
+  return h;
+}
+
+type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The same as scanHeader, always through the yaml library (the reference the scanner is tested against). */
+export function slowHeader(text: string): Header {
+  const keep: string[] = [];
+  let on = false;
+  for (const l of text.split('\n')) {
+    if (l && l[0] !== ' ' && l[0] !== '#' && l[0] !== '\t') on = /^(apiVersion|kind|metadata):/.test(l);
+    if (on) keep.push(l);
+  }
+  let h: Loose = {};
+  try {
+    h = (parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
+  } catch {
+    h = {};
+  }
+  const md = (h.metadata ?? {}) as Loose;
+  const strMap = (m: unknown): Record<string, string> => {
+    const o: Record<string, string> = {};
+    if (m && typeof m === 'object') for (const [k, v] of Object.entries(m)) o[k] = v === null || v === undefined ? '' : String(v);
+    return o;
+  };
+  const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+  return {
+    apiVersion: str(h.apiVersion),
+    kind: str(h.kind),
+    name: str(md.name),
+    namespace: typeof md.namespace === 'string' && md.namespace ? md.namespace : null,
+    labels: strMap(md.labels),
+    annotations: strMap(md.annotations),
+  };
+}
+
+/** The whole object, without standup's request label and kustomize's origin annotation. */
+export function materialize(text: string): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = parse(text, { uniqueKeys: false, maxAliasCount: -1 });
+  } catch {
+    raw = {};
+  }
+  const obj = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
+  const md = obj.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined;
   if (md?.labels && REQUEST_LABEL in md.labels) {
     delete md.labels[REQUEST_LABEL];
     if (Object.keys(md.labels).length === 0) delete md.labels;
   }
+  if (md?.annotations && ORIGIN_ANNOTATION in md.annotations) {
+    delete md.annotations[ORIGIN_ANNOTATION];
+    if (Object.keys(md.annotations).length === 0) delete md.annotations;
+  }
+  return obj;
 }
 
 const unquote = (s: string) => s.trim().replace(/^['"]|['"]$/g, '');

@@ -1,6 +1,7 @@
 // Loads a repository into ClusterModels: reads tiers.yaml (or discovers the clusters), renders every cluster with the
 // real kustomize and Flux's rules, and collects problems. The only module other code imports from src/repo.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
@@ -40,6 +41,31 @@ export interface LoadedRepository {
 /** Statistics of the last load in this process (kustomize processes spawned, builds requested); for benchmarks. */
 export const lastLoadStats = { spawned: 0, builds: 0, ms: 0 };
 
+/** Overlays are hundreds of tiny files: keep them in RAM (/dev/shm) where there is one. */
+function workBase(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    if (statSync('/dev/shm').isDirectory()) return '/dev/shm';
+  } catch {
+    /* fall through */
+  }
+  return os.tmpdir();
+}
+
+/**
+ * Removing hundreds of overlay dirs takes a noticeable time on a busy disk; a detached `rm -rf` does it without
+ * holding up the command. Falls back to removing in process where there is no `rm`.
+ */
+function removeLater(dir: string): void {
+  try {
+    const child = spawn('rm', ['-rf', dir], { detached: true, stdio: 'ignore' });
+    child.on('error', () => rmSync(dir, { recursive: true, force: true }));
+    child.unref();
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const isDir = (p: string) => {
   try {
     return statSync(p).isDirectory();
@@ -75,7 +101,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const { config, file } = await readConfig(readRoot);
     const entries = selectEntries(readRoot, config, o, cwd);
     const kustomize = findKustomize();
-    work = mkdtempSync(path.join(os.tmpdir(), 'standup-render-'));
+    work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
     const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(), seq: { n: 0 } };
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
@@ -90,7 +116,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
       problems: sortProblems(results.flatMap((r) => r.problems)),
     };
   } finally {
-    if (work) rmSync(work, { recursive: true, force: true });
+    if (work && !process.env.STANDUP_DEBUG_KEEP) removeLater(work);
     await exported?.cleanup();
   }
 }

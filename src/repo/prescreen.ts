@@ -44,7 +44,8 @@ export class Prescreen {
     if (k.helmCharts || k.helmChartInflationGenerator) return true;
     const refs = [...list(k.resources), ...list(k.bases), ...list(k.components)];
     for (const r of refs) {
-      if (isRemote(r)) continue;
+      // A remote base needs the network and may be slow or fail: build it on its own.
+      if (isRemote(r)) return true;
       const p = path.resolve(dir, r);
       const st = statSafe(p);
       if (!st) return true;

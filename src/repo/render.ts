@@ -7,11 +7,11 @@ import type { Problem } from '../model/problem.js';
 import { objectId } from '../model/ref.js';
 import { normalizeRepoPath, type ClusterEntry } from './discover.js';
 import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-object.js';
-import type { BuildOutcome, BuiltObject, Builder } from './kustomize.js';
+import { materialize, scanHeader, type BuildOutcome, type BuiltObject, type Builder, type Header } from './kustomize.js';
 import type { OriginIndex } from './origin.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay } from './overlay.js';
-import { addVar, optedOut, substituteObject, type Vars } from './substitute.js';
+import { addVar, optedOut, substituteText, type Vars } from './substitute.js';
 import { yamlErrors, yamlFilesUnder } from './yaml-check.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -127,39 +127,29 @@ class ClusterRenderer {
 
   private async processOutput(built: BuiltObject[], owner: FluxKustomization | null, dirRel: string): Promise<void> {
     const defaultNs = owner?.namespace ?? 'flux-system';
-    let items = built.map((b) => ({ b, raw: b.raw as Obj }));
+    let items = built;
     const children: FluxKustomization[] = [];
     // A root Kustomization that reconciles the entry path itself (gotk-sync's flux-system, toboshii's flux-cluster)
     // is the entry's own build: it is not rendered again, but its postBuild applies to the entry's objects.
     let substituter: FluxKustomization | null = owner;
     if (!owner) {
       const roots = items
-        .filter((i) => isFluxKustomization(i.raw))
-        .map((i) => this.toKs(i.b, null, defaultNs, dirRel))
-        .filter((k) => this.inRepo(k.sourceRef, items.map((i) => i.raw)) && normalizeRepoPath(k.path ?? '') === this.entry.entry);
+        .filter((b) => isFluxKustomization(b.header))
+        .map((b) => this.toKs(b, null, defaultNs, dirRel))
+        .filter((k) => this.inRepo(k.sourceRef, items) && normalizeRepoPath(k.path ?? '') === this.entry.entry);
       substituter = roots.find((r) => r.postBuild) ?? null;
       for (const r of roots) this.renderedKeys.add(r.key);
     }
     if (substituter?.postBuild) {
-      const vars = this.varsFor(substituter, items.map((i) => i.raw));
+      const vars = this.varsFor(substituter, items);
       if (vars) items = this.substitute(items, vars, substituter);
     }
-    for (const { b, raw } of items) {
-      const kind = String(raw.kind ?? '');
-      const name = String(raw.metadata?.name ?? '');
-      const origin = this.originOf(b, kind, name, dirRel);
-      const ns = raw.metadata?.namespace;
-      this.objects.push({
-        apiVersion: String(raw.apiVersion ?? ''),
-        kind,
-        name,
-        namespace: typeof ns === 'string' && ns ? ns : null,
-        origin,
-        owner: owner?.key ?? null,
-        raw,
-      });
-      if (isFluxKustomization(raw)) {
-        const k = this.toKs({ ...b, raw }, owner?.key ?? null, defaultNs, dirRel);
+    for (const b of items) {
+      const h = b.header;
+      const origin = this.originOf(b, h.kind, h.name, dirRel);
+      this.objects.push(renderedObject(h, origin, owner?.key ?? null, b.text));
+      if (isFluxKustomization(h)) {
+        const k = this.toKs(b, owner?.key ?? null, defaultNs, dirRel);
         if (!owner && normalizeRepoPath(k.path ?? '') === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
         this.ks.push(k);
         children.push(k);
@@ -169,8 +159,8 @@ class ClusterRenderer {
   }
 
   private toKs(b: BuiltObject, parent: string | null, defaultNs: string, dirRel: string): FluxKustomization {
-    const raw = b.raw as Obj;
-    const name = String(raw.metadata?.name ?? '');
+    const raw = materialize(b.text) as Obj;
+    const name = b.header.name;
     const origin = this.originOf(b, 'Kustomization', name, dirRel);
     const file = b.file && !b.generated ? b.file : null;
     const doc = file ? this.ctx.origins.doc(file, 'Kustomization', name) : null;
@@ -185,7 +175,7 @@ class ClusterRenderer {
   }
 
   /** A source is this repository when it is the entry's root source, or a GitRepository with the same URL. */
-  private inRepo(ref: SourceRef, extra: Obj[] = []): boolean {
+  private inRepo(ref: SourceRef, extra: BuiltObject[] = []): boolean {
     const root = this.entry.source;
     if (ref.kind === root.kind && ref.name === root.name && ref.namespace === root.namespace) return true;
     if (ref.kind !== 'GitRepository') return false;
@@ -195,12 +185,13 @@ class ClusterRenderer {
     return rootUrl !== null && normUrl(url) === normUrl(rootUrl);
   }
 
-  private findObject(kind: string, name: string, namespace: string, extra: Obj[] = []): Obj | null {
+  private findObject(kind: string, name: string, namespace: string, extra: BuiltObject[] = []): Obj | null {
     for (const o of this.objects) {
       if (o.kind === kind && o.name === name && (o.namespace ?? this.ownerNs(o.owner)) === namespace) return o.raw as Obj;
     }
-    for (const raw of extra) {
-      if (raw.kind === kind && raw.metadata?.name === name && (raw.metadata?.namespace ?? namespace) === namespace) return raw;
+    for (const b of extra) {
+      const h = b.header;
+      if (h.kind === kind && h.name === name && (h.namespace ?? namespace) === namespace) return materialize(b.text) as Obj;
     }
     return null;
   }
@@ -209,7 +200,7 @@ class ClusterRenderer {
     return owner ? (owner.split('/')[0] ?? 'flux-system') : 'flux-system';
   }
 
-  private sourceUrl(ref: SourceRef, extra: Obj[] = []): string | null {
+  private sourceUrl(ref: SourceRef, extra: BuiltObject[] = []): string | null {
     const o = this.findObject(ref.kind, ref.name, ref.namespace, extra);
     const url = o?.spec?.url ?? o?.spec?.endpoint;
     return typeof url === 'string' ? url : null;
@@ -301,7 +292,7 @@ class ClusterRenderer {
   }
 
   /** Variables for a Kustomization's postBuild, or null when Flux would skip substitution. */
-  private varsFor(ks: FluxKustomization, extra: Obj[]): { vars: Vars; unknownFrom: string[] } | null {
+  private varsFor(ks: FluxKustomization, extra: BuiltObject[]): { vars: Vars; unknownFrom: string[] } | null {
     const pb = ks.postBuild!;
     const known = new Map<string, string>();
     const unknownFrom: string[] = [];
@@ -328,37 +319,33 @@ class ClusterRenderer {
     return { vars: { known, hasUnknown: unknownFrom.length > 0 }, unknownFrom };
   }
 
-  private substitute(
-    items: { b: BuiltObject; raw: Obj }[],
-    { vars, unknownFrom }: { vars: Vars; unknownFrom: string[] },
-    ks: FluxKustomization,
-  ): { b: BuiltObject; raw: Obj }[] {
+  /** Substitutes each object's YAML text, as kustomize-controller runs envsubst over each resource's YAML. */
+  private substitute(items: BuiltObject[], { vars, unknownFrom }: { vars: Vars; unknownFrom: string[] }, ks: FluxKustomization): BuiltObject[] {
     const unknownVars = new Set<string>();
-    const out = items.map(({ b, raw }) => {
-      if (optedOut(raw)) return { b, raw };
-      const r = substituteObject(raw, vars);
-      const kind = String(r.obj.kind ?? '');
-      const name = String((r.obj.metadata as Obj | undefined)?.name ?? '');
-      const ns = (r.obj.metadata as Obj | undefined)?.namespace as string | undefined;
+    const out = items.map((b) => {
+      if (optedOut(b.header) || !b.text.includes('${')) return b;
+      const r = substituteText(b.text, vars);
+      const header = r.text === b.text ? b.header : scanHeader(r.text);
+      const id = objectId(header.kind, header.namespace, header.name);
       for (const i of r.issues) {
         if (i.kind === 'unknown') {
           unknownVars.add(i.variable);
           continue;
         }
-        const origin = this.originOf(b, String(raw.kind ?? ''), String(raw.metadata?.name ?? ''), ks.repoPath ?? '');
+        const origin = this.originOf(b, b.header.kind, b.header.name, ks.repoPath ?? '');
         this.problem({
           code: 'unresolved-substitution',
           severity: 'error',
           message:
             i.kind === 'undefined'
-              ? `\${${i.variable}} is not defined for ${objectId(kind, ns, name)}: Flux's strict postBuild substitution in ${ks.key} fails (variable not set (strict mode): "${i.variable}")`
-              : `${objectId(kind, ns, name)}: ${i.message} (postBuild of ${ks.key})`,
+              ? `\${${i.variable}} is not defined for ${id}: Flux's strict postBuild substitution in ${ks.key} fails (variable not set (strict mode): "${i.variable}")`
+              : `${id}: ${i.message} (postBuild of ${ks.key})`,
           file: origin.file,
           line: origin.line,
-          object: objectId(kind, ns, name),
+          object: id,
         });
       }
-      return { b, raw: r.obj as Obj };
+      return { ...b, text: r.text, header };
     });
     if (unknownVars.size) {
       const names = [...unknownVars].sort();
@@ -373,4 +360,19 @@ class ClusterRenderer {
     }
     return out;
   }
+}
+
+/** A RenderedObject whose `raw` is parsed from its YAML the first time something reads it. */
+function renderedObject(h: Header, origin: Origin, owner: string | null, text: string): RenderedObject {
+  let raw: Record<string, unknown> | undefined;
+  const o = { apiVersion: h.apiVersion, kind: h.kind, name: h.name, namespace: h.namespace, origin, owner } as RenderedObject;
+  Object.defineProperty(o, 'raw', {
+    enumerable: true,
+    configurable: true,
+    get: () => (raw ??= materialize(text)),
+    set: (v: Record<string, unknown>) => {
+      raw = v;
+    },
+  });
+  return o;
 }

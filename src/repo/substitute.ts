@@ -148,10 +148,16 @@ function findClose(s: string, from: number): number {
   return -1;
 }
 
-/** True when the object opts out of substitution by label or annotation. */
-export function optedOut(obj: Record<string, unknown>): boolean {
-  const md = (obj.metadata ?? {}) as { labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
+/** True when the object opts out of substitution by label or annotation (an object, or its metadata header). */
+export function optedOut(obj: { metadata?: unknown; labels?: Record<string, string>; annotations?: Record<string, string> }): boolean {
+  const md = (obj.metadata ?? obj) as { labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
   return md.labels?.[SUBSTITUTE_OPT_OUT] === 'disabled' || md.annotations?.[SUBSTITUTE_OPT_OUT] === 'disabled';
+}
+
+/** Substitutes a whole YAML document's text (what kustomize-controller does); issues once per variable. */
+export function substituteText(text: string, vars: Vars): SubstituteResult {
+  const r = substituteString(text, vars);
+  return { text: r.text, issues: dedupe(r.issues) };
 }
 
 export interface ObjectSubstitution {
