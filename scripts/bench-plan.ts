@@ -127,15 +127,18 @@ function parseFluxLocalCluster(stdout: string): Graph {
   return { keys, edges: null };
 }
 
-/** `flux-local get ks -A`: a table NAMESPACE NAME PATH. */
+/** `flux-local get ks -A`: a table [CLUSTER] NAMESPACE NAME PATH. */
 function parseFluxLocalTable(stdout: string): Graph {
   const lines = stdout.split('\n').filter((l) => l.trim());
-  const header = lines.findIndex((l) => /^NAMESPACE\s+NAME\s+PATH/.test(l));
+  const header = lines.findIndex((l) => /\bNAMESPACE\s+NAME\s+PATH\b/.test(l));
   if (header < 0) throw new Error(`no NAMESPACE NAME PATH table in the output: ${stdout.slice(0, 200)}`);
+  const cols = lines[header]!.trim().split(/\s+/);
+  const ns = cols.indexOf('NAMESPACE');
+  const name = cols.indexOf('NAME');
   const keys = new Set<string>();
   for (const l of lines.slice(header + 1)) {
-    const [ns, name] = l.trim().split(/\s+/);
-    keys.add(key(ns, name));
+    const f = l.trim().split(/\s+/);
+    keys.add(key(f[ns], f[name]));
   }
   return { keys, edges: null };
 }
@@ -188,6 +191,8 @@ function kubectlKustomizeVersion(kubectl: string): string {
 
 const FLUX_LOCAL = path.join(BENCH_HOME, 'venv', 'bin', 'flux-local');
 const FLUX_LOCAL_PY = path.join(BENCH_HOME, 'venv', 'bin', 'python');
+const FLUX_LOCAL_GRAPH = path.join(ROOT, 'scripts', 'bench', 'flux-local-graph.py');
+const FLUX_LOCAL_KS_FLAGS = ['-A', '--skip-invalid-kustomization-paths'];
 function fluxLocalMissing(): string | null {
   const need = [FLUX_LOCAL, path.join(BENCH_BIN, 'flux'), path.join(BENCH_BIN, 'kustomize')];
   const absent = need.filter((p) => !existsSync(p));
@@ -216,16 +221,30 @@ const TOOLS: Tool[] = [
   },
   {
     name: 'flux-local get ks',
-    kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')}, kustomize/api linked in)`,
+    kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')}, kustomize/api linked in) + ${path.join(BENCH_BIN, 'kustomize')} (\`kustomize cfg grep\`)`,
     missing: fluxLocalMissing,
-    command: (_repo, entry) => [FLUX_LOCAL, 'get', 'ks', '-A', '--path', entry],
+    // --skip-invalid-kustomization-paths: joryirving's fenrir-crds takes ./crds from an external GitRepository;
+    // without the flag flux-local looks for it in this repository and stops (standup lists it as external).
+    command: (_repo, entry) => [FLUX_LOCAL, 'get', 'ks', ...FLUX_LOCAL_KS_FLAGS, '--path', entry],
     env: fluxLocalEnv,
     parse: parseFluxLocalTable,
-    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, path.join(ROOT, 'scripts', 'bench', 'flux-local-graph.py'), '--engine', 'orchestrator', '--path', entry],
+    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, FLUX_LOCAL_GRAPH, 'ks', ...FLUX_LOCAL_KS_FLAGS, '--path', entry],
   },
   {
-    // Opt-in: flux-local's classic engine, from a FluxInstance entry like these, does not follow the nested
-    // Kustomizations (4 of bjw-s's 93), so it does not derive the graph compared here. Kept to show that.
+    // Opt-in: flux-local's experimental Orchestrator (a simulated source- and kustomize-controller that waits out
+    // each dependsOn before it builds). It has no --skip-invalid-kustomization-paths, so joryirving stops early.
+    name: 'flux-local get ks-new',
+    optIn: true,
+    kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')})`,
+    missing: fluxLocalMissing,
+    command: (_repo, entry) => [FLUX_LOCAL, 'get', 'ks-new', '-A', '--path', entry],
+    env: fluxLocalEnv,
+    parse: parseFluxLocalTable,
+    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, FLUX_LOCAL_GRAPH, 'ks-new', '--path', entry],
+  },
+  {
+    // Opt-in: the same engine as get ks with the cluster selector (and HelmReleases on); from bjw-s's entry it
+    // listed 4 of the 93 Kustomizations, so it is not the command that derives the graph compared here.
     name: 'flux-local get cluster',
     optIn: true,
     kustomize: `\`flux build ks\` per Kustomization (${path.join(BENCH_BIN, 'flux')}) + ${path.join(BENCH_BIN, 'kustomize')} (\`kustomize cfg grep\`)`,
@@ -233,7 +252,7 @@ const TOOLS: Tool[] = [
     command: (_repo, entry) => [FLUX_LOCAL, 'get', 'cluster', '--path', entry, '-o', 'yaml'],
     env: fluxLocalEnv,
     parse: parseFluxLocalCluster,
-    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, path.join(ROOT, 'scripts', 'bench', 'flux-local-graph.py'), '--engine', 'classic', '--path', entry],
+    graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, FLUX_LOCAL_GRAPH, 'cluster', '--path', entry],
   },
   {
     name: 'flate',
@@ -572,7 +591,9 @@ async function main(): Promise<void> {
   let standupLabel = workTreeLabel();
   if (standupRev) ({ dir: standupRoot, label: standupLabel } = exportStandup(standupRev));
   const repos = REPOS.filter((r) => !repoFilter.length || repoFilter.includes(r.id));
-  const tools = TOOLS.filter((t) => (toolFilter.length ? toolFilter.some((f) => t.name.includes(f)) : !t.optIn));
+  // --tool NAME: that tool if a name matches exactly, else every tool whose name contains NAME.
+  const picked = (t: Tool) => toolFilter.some((f) => (TOOLS.some((x) => x.name === f) ? t.name === f : t.name.includes(f)));
+  const tools = TOOLS.filter((t) => (toolFilter.length ? picked(t) : !t.optIn));
   const baseline = tools.find((t) => t.name.startsWith('standup'))?.name ?? TOOLS[0]!.name;
   const skipped = new Map<string, string>();
   for (const t of tools) {
