@@ -85,6 +85,13 @@ class ClusterRenderer {
   private external = new Map<string, ExternalSource>();
   private renderedKeys = new Set<string>();
   private renderedRequests = new Set<string>();
+  /**
+   * The directory of this repository that the cluster's source serves as its root, repo-relative ('' = the
+   * repository root). Flux resolves spec.path against the artifact root, so a Flux repository kept in a
+   * subdirectory (the bundled example) has its paths relative to that subdirectory. Inferred from the root sync:
+   * the entry path with the root Kustomization's own spec.path removed from its end.
+   */
+  private sourceRoot = '';
 
   constructor(
     private readonly ctx: RenderContext,
@@ -112,6 +119,11 @@ class ClusterRenderer {
     };
   }
 
+  /** A Flux spec.path of this cluster's source, as a repo-relative directory. */
+  private resolve(p: string | null): string {
+    return normalizeRepoPath(path.posix.join(this.sourceRoot, normalizeRepoPath(p ?? '')));
+  }
+
   private rel(abs: string): string {
     return path.relative(this.ctx.root, abs).split(path.sep).join('/');
   }
@@ -136,7 +148,9 @@ class ClusterRenderer {
       const roots = items
         .filter((b) => isFluxKustomization(b.header))
         .map((b) => this.toKs(b, null, defaultNs, dirRel))
-        .filter((k) => this.inRepo(k.sourceRef, items) && normalizeRepoPath(k.path ?? '') === this.entry.entry);
+        .filter((k) => this.inRepo(k.sourceRef, items) && sourceRootFor(this.entry.entry, k.path) !== null);
+      const inferred = roots.map((r) => sourceRootFor(this.entry.entry, r.path)!).sort((a, b) => a.length - b.length)[0];
+      if (inferred !== undefined) this.sourceRoot = inferred;
       substituter = roots.find((r) => r.postBuild) ?? null;
       for (const r of roots) this.renderedKeys.add(r.key);
     }
@@ -150,7 +164,7 @@ class ClusterRenderer {
       this.objects.push(renderedObject(h, origin, owner?.key ?? null, b.text));
       if (isFluxKustomization(h)) {
         const k = this.toKs(b, owner?.key ?? null, defaultNs, dirRel);
-        if (!owner && normalizeRepoPath(k.path ?? '') === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
+        if (!owner && this.resolve(k.path) === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
         this.ks.push(k);
         children.push(k);
       }
@@ -216,7 +230,7 @@ class ClusterRenderer {
       this.external.set(id, ext);
       return;
     }
-    const rel = normalizeRepoPath(ks.path ?? '');
+    const rel = this.resolve(ks.path);
     const abs = path.join(this.ctx.root, rel);
     if ((ks.path ?? '').includes('${') || !isDir(abs)) {
       this.problem({
@@ -375,4 +389,15 @@ function renderedObject(h: Header, origin: Origin, owner: string | null, text: s
     },
   });
   return o;
+}
+
+/**
+ * The source root that makes a root Kustomization with `spec.path` reconcile `entry`: `entry` minus `spec.path` at
+ * its end ('' when they are equal), or null when `spec.path` is not a suffix of `entry`.
+ */
+export function sourceRootFor(entry: string, specPath: string | null): string | null {
+  const p = normalizeRepoPath(specPath ?? '');
+  if (p === entry) return '';
+  if (p === '' || !entry.endsWith(`/${p}`)) return null;
+  return entry.slice(0, entry.length - p.length - 1);
 }
