@@ -144,6 +144,8 @@ class ClusterRenderer {
     // A root Kustomization that reconciles the entry path itself (gotk-sync's flux-system, toboshii's flux-cluster)
     // is the entry's own build: it is not rendered again, but its postBuild applies to the entry's objects.
     let substituter: FluxKustomization | null = owner;
+    // What the entry path holds is applied by the root sync when there is one: it is their parent and owner.
+    let applier: string | null = owner?.key ?? null;
     if (!owner) {
       const roots = items
         .filter((b) => isFluxKustomization(b.header))
@@ -153,6 +155,7 @@ class ClusterRenderer {
       if (inferred !== undefined) this.sourceRoot = inferred;
       substituter = roots.find((r) => r.postBuild) ?? null;
       for (const r of roots) this.renderedKeys.add(r.key);
+      applier = roots[0]?.key ?? null;
     }
     if (substituter?.postBuild) {
       const vars = this.varsFor(substituter, items);
@@ -161,9 +164,10 @@ class ClusterRenderer {
     for (const b of items) {
       const h = b.header;
       const origin = this.originOf(b, h.kind, h.name, dirRel);
-      this.objects.push(renderedObject(h, origin, owner?.key ?? null, b.text));
+      const isRoot = !owner && isFluxKustomization(h) && this.renderedKeys.has(`${h.namespace ?? defaultNs}/${h.name}`) && applier === `${h.namespace ?? defaultNs}/${h.name}`;
+      this.objects.push(renderedObject(h, origin, isRoot ? null : applier, b.text));
       if (isFluxKustomization(h)) {
-        const k = this.toKs(b, owner?.key ?? null, defaultNs, dirRel);
+        const k = this.toKs(b, isRoot ? null : applier, defaultNs, dirRel);
         if (!owner && this.resolve(k.path) === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
         this.ks.push(k);
         children.push(k);

@@ -42,6 +42,14 @@ function labeller(ctx: PlanContext): (key: string) => string {
 }
 
 /**
+ * The Kustomizations a picture shows: all but the root sync, which applies every tier and would only add an arrow
+ * to each (`-o json` keeps it).
+ */
+function pictured(ctx: PlanContext): string[] {
+  return ctx.plan.kustomizations.map((k) => k.key).filter((k) => !isRootSync(ctx.graph.nodes.get(k)!, ctx.cluster.entry));
+}
+
+/**
  * Mermaid flowchart (GitHub renders it). Arrows point the way the cluster converges: a dependency before its
  * dependents; dotted arrows go from a parent to the Kustomizations its build applies.
  */
@@ -49,11 +57,12 @@ export function renderMermaid(contexts: PlanContext[]): string {
   const lines = ['flowchart LR'];
   contexts.forEach((ctx, ci) => {
     const label = labeller(ctx);
-    const id = new Map(ctx.plan.kustomizations.map((k, i) => [k.key, `c${ci}n${i}`]));
+    const shown = pictured(ctx);
+    const id = new Map(shown.map((k, i) => [k, `c${ci}n${i}`]));
     const indent = contexts.length > 1 ? '    ' : '  ';
     if (contexts.length > 1) lines.push(`  subgraph c${ci}["${ctx.cluster.name}"]`);
-    for (const k of ctx.plan.kustomizations) lines.push(`${indent}${id.get(k.key)}["${label(k.key)}"]`);
-    for (const e of edgesOf(ctx)) {
+    for (const k of shown) lines.push(`${indent}${id.get(k)}["${label(k)}"]`);
+    for (const e of edgesOf(ctx).filter((x) => id.has(x.from) && id.has(x.to))) {
       lines.push(e.kind === 'dependsOn' ? `${indent}${id.get(e.to)} --> ${id.get(e.from)}` : `${indent}${id.get(e.from)} -.-> ${id.get(e.to)}`);
     }
     if (contexts.length > 1) lines.push('  end');
@@ -68,9 +77,10 @@ export function renderDot(contexts: PlanContext[]): string {
   contexts.forEach((ctx, ci) => {
     const label = labeller(ctx);
     const id = (k: string) => q(`${ctx.cluster.name}:${k}`);
+    const shown = new Set(pictured(ctx));
     lines.push(`  subgraph ${q(`cluster_${ci}`)} {`, `    label=${q(ctx.cluster.name)};`);
-    for (const k of ctx.plan.kustomizations) lines.push(`    ${id(k.key)} [label=${q(label(k.key))}];`);
-    for (const e of edgesOf(ctx)) {
+    for (const k of shown) lines.push(`    ${id(k)} [label=${q(label(k))}];`);
+    for (const e of edgesOf(ctx).filter((x) => shown.has(x.from) && shown.has(x.to))) {
       lines.push(e.kind === 'dependsOn' ? `    ${id(e.to)} -> ${id(e.from)};` : `    ${id(e.from)} -> ${id(e.to)} [style=dashed];`);
     }
     lines.push('  }');

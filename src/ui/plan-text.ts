@@ -25,7 +25,8 @@ function renderOne(p: ClusterPlan, s: Style): string {
       `${blocked ? `, ${blocked} blocked by a cycle` : ''})`)}`;
   const nested = p.kustomizations.some((k) => k.parent !== null && !p.tiers.includes(k.key) && k.level !== null);
   const rows = p.kustomizations.map((k) => {
-    const row = [k.level === null ? 'cycle' : String(k.level), k.key, k.path ?? '-', k.dependsOn.join(', ') || '-'];
+    const root = !p.tiers.includes(k.key) && k.parent === null && p.kustomizations.some((x) => x.parent === k.key);
+    const row = [k.level === null ? 'cycle' : String(k.level), k.key, k.path ?? '-', root ? '- (root sync: applies the tiers)' : k.dependsOn.join(', ') || '-'];
     return nested ? [...row, p.tiers.includes(k.key) || k.parent === null ? '-' : k.parent] : row;
   });
   const header = ['LEVEL', 'KUSTOMIZATION', 'PATH', 'DEPENDS ON', ...(nested ? ['APPLIED BY'] : [])];

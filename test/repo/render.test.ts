@@ -26,8 +26,10 @@ describe('rendering with Flux rules (fixture flux-rules)', () => {
 
   it('generates a kustomization for a path without one: recursive, dotfiles included, kustomization subdirs as one resource', () => {
     // clusters/dev has no kustomization.yaml: its flux-system/ files and tiers.yaml are all found.
-    expect(ks('flux-system/infra').parent).toBeNull();
-    expect(obj('ConfigMap', 'cluster-vars')?.owner).toBeNull();
+    // The root sync reconciles the entry path, so it applies (parents) what the entry holds.
+    expect(ks('flux-system/infra').parent).toBe('flux-system/flux-system');
+    expect(ks('flux-system/flux-system').parent).toBeNull();
+    expect(obj('ConfigMap', 'cluster-vars')?.owner).toBe('flux-system/flux-system');
     // apps/ has none either: .hidden.yaml is a resource; nested/ has a kustomization, so only what it lists.
     expect(ks('apps/hidden').parent).toBe('flux-system/apps');
     expect(obj('ConfigMap', 'nested')?.owner).toBe('flux-system/apps');
