@@ -26,7 +26,7 @@ export interface GraphDiff {
   moves: OwnerMove[];
 }
 
-/** Compares two plans. `moves` are computed only when both sides are the same cluster (a revision diff). */
+/** Compares two plans. `moves` and `pathsChanged` only when both sides are one cluster (a revision diff). */
 export function diffPlans(a: PlanContext, b: PlanContext, labels: { from: string; to: string }): GraphDiff {
   const nodesA = a.graph.nodes;
   const nodesB = b.graph.nodes;
@@ -42,7 +42,8 @@ export function diffPlans(a: PlanContext, b: PlanContext, labels: { from: string
     tiersRemoved: [...nodesA.keys()].filter((k) => !nodesB.has(k)).sort(),
     edgesAdded: only(eb, ea),
     edgesRemoved: only(ea, eb),
-    pathsChanged: [...nodesA.keys()]
+    // Between two clusters the entry paths differ by design; a path change matters between revisions of one.
+    pathsChanged: a.cluster.name !== b.cluster.name ? [] : [...nodesA.keys()]
       .filter((k) => nodesB.has(k) && nodesA.get(k)!.repoPath !== nodesB.get(k)!.repoPath)
       .sort()
       .map((k) => ({ key: k, from: nodesA.get(k)!.repoPath, to: nodesB.get(k)!.repoPath })),
