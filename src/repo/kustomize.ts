@@ -10,8 +10,6 @@ import { execa } from 'execa';
 import { parse } from 'yaml';
 import { ConfigError } from '../model/errors.js';
 
-/** Label each request's overlay puts on its objects so a batch's output can be split; removed from the result. */
-export const REQUEST_LABEL = 'standup.internal/request';
 const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
 
 export interface Kustomize {
@@ -100,7 +98,8 @@ interface Pending {
  * `concurrency` kustomize processes run at once.
  */
 export class Builder {
-  private queue: Pending[] = [];
+  private pending: Pending[] = [];
+  private jobs: Pending[][] = [];
   private running = 0;
   private scheduled = false;
   private batchSeq = 0;
@@ -111,23 +110,35 @@ export class Builder {
 
   build(req: PreparedRequest): Promise<BuildOutcome> {
     return new Promise((resolve) => {
-      this.queue.push({ req, resolve });
+      this.pending.push({ req, resolve });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
           this.scheduled = false;
-          this.pump();
+          this.flush();
         });
       }
     });
   }
 
+  /**
+   * Turns what was requested in the same tick into jobs: each likely failure alone, the rest split evenly over the
+   * process slots (a slot that is busy now takes its share when it frees up).
+   */
+  private flush(): void {
+    const pending = this.pending.splice(0);
+    const solo = pending.filter((p) => p.req.solo);
+    const rest = pending.filter((p) => !p.req.solo);
+    for (const p of solo) this.jobs.push([p]);
+    const n = Math.min(this.o.concurrency, rest.length);
+    const size = Math.min(this.o.maxBatch ?? 200, Math.ceil(rest.length / Math.max(1, n)));
+    for (let i = 0; i < rest.length; i += size) this.jobs.push(rest.slice(i, i + size));
+    this.pump();
+  }
+
   private pump(): void {
-    // Split what is queued over every slot, not only the free ones: a slot that frees up soon takes the next share.
-    const share = Math.min(this.o.maxBatch ?? 200, Math.max(1, Math.ceil(this.queue.length / this.o.concurrency)));
-    while (this.running < this.o.concurrency && this.queue.length > 0) {
-      const soloAt = this.queue.findIndex((p) => p.req.solo);
-      const chunk = soloAt >= 0 ? this.queue.splice(soloAt, 1) : this.queue.splice(0, share);
+    while (this.running < this.o.concurrency && this.jobs.length > 0) {
+      const chunk = this.jobs.shift()!;
       this.running++;
       void this.runChunk(chunk).finally(() => {
         this.running--;
@@ -145,8 +156,8 @@ export class Builder {
     }
     const dir = path.join(this.o.work, `b${++this.batchSeq}`);
     mkdirSync(dir, { recursive: true });
-    // Each request is wrapped so its objects carry its number (a label) and a unique name prefix: without the
-    // prefix, two apps with the same object (a Namespace, a `${APP}-db` not yet substituted) would collide.
+    // Each request is wrapped so its objects carry a unique name prefix: without it, two apps with the same object
+    // (a Namespace, a CRD, a `${APP}-db` not yet substituted) would collide; it also tells whose each object is.
     const wrappers = chunk.map((p) => {
       const w = path.join(this.o.work, `w${p.req.n}`);
       mkdirSync(w, { recursive: true });
@@ -167,13 +178,23 @@ export class Builder {
     const r = await this.exec(dir);
     if (r.ok) {
       const by = new Map<number, BuiltObject[]>(chunk.map((p) => [p.req.n, []]));
+      let unattributed = false;
       for (const o of r.objects) {
-        const n = Number(o.header.labels[REQUEST_LABEL] ?? -1);
+        // Every object's name starts with its request's marker (the wrapper's prefix or replacement).
+        const n = Number(/^zsq(\d+)x-/.exec(o.header.name)?.[1] ?? -1);
+        if (!by.has(n)) unattributed = true;
         const m = marker(n);
         if (o.header.kind === 'ConfigMap' && o.header.name === `${m}${MARKER_CONFIGMAP}`) continue;
         // Remove the batch's name prefix wherever kustomize put it (names and the references it rewrote).
         const text = o.text.split(m).join('');
         by.get(n)?.push({ ...o, text, header: text === o.text ? o.header : scanHeader(text) });
+      }
+      if (unattributed) {
+        // A kind kustomize would not rename: cannot tell whose it is, so build the halves again (a solo build
+        // needs no attribution).
+        const mid = Math.ceil(chunk.length / 2);
+        this.retry(chunk.slice(0, mid), chunk.slice(mid));
+        return;
       }
       for (const p of chunk) p.resolve({ ok: true, objects: by.get(p.req.n)! });
       return;
@@ -184,11 +205,16 @@ export class Builder {
       // The rest is retried in two halves: a second failure then costs half a batch, and the halves run in parallel.
       const rest = chunk.filter((p) => p !== culprit);
       const mid = Math.ceil(rest.length / 2);
-      await Promise.all([this.runChunk([culprit]), ...[rest.slice(0, mid), rest.slice(mid)].filter((c) => c.length).map((c) => this.runChunk(c))]);
+      this.retry([culprit], rest.slice(0, mid), rest.slice(mid));
       return;
     }
     const mid = Math.ceil(chunk.length / 2);
-    await Promise.all([this.runChunk(chunk.slice(0, mid)), this.runChunk(chunk.slice(mid))]);
+    this.retry(chunk.slice(0, mid), chunk.slice(mid));
+  }
+
+  /** Queues parts of a failed batch ahead of everything else; they run as slots free up (never over the bound). */
+  private retry(...parts: Pending[][]): void {
+    this.jobs.unshift(...parts.filter((p) => p.length > 0));
   }
 
   private async exec(dir: string): Promise<BuildOutcome> {
@@ -214,7 +240,7 @@ const marker = (n: number) => `zsq${n}x-`;
 const MARKER_CONFIGMAP = 'standup-batch-marker';
 
 /**
- * The wrapper of request n in a batch: its objects get the request label and a unique name prefix. kustomize never
+ * The wrapper of request n in a batch: its objects get a unique name prefix (which also tells whose they are). kustomize never
  * prefixes CRDs, APIServices and Namespaces, so a replacement prepends the same marker to those names (an index out
  * of range prepends), read from a marker ConfigMap that is dropped from the output.
  */
@@ -224,7 +250,6 @@ function wrapperKustomization(n: number, overlayRel: string): string {
   return (
     `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\n` +
     `namePrefix: ${marker(n)}\n` +
-    `labels:\n  - pairs:\n      ${REQUEST_LABEL}: "${n}"\n    includeSelectors: false\n` +
     `resources:\n  - ${JSON.stringify(overlayRel)}\n  - marker.yaml\n` +
     `replacements:\n  - source:\n      kind: ConfigMap\n      name: ${MARKER_CONFIGMAP}\n      fieldPath: data.m\n    targets:\n` +
     target('CustomResourceDefinition') +
@@ -414,7 +439,7 @@ export function slowHeader(text: string): Header {
   };
 }
 
-/** The whole object, without standup's request label and kustomize's origin annotation. */
+/** The whole object, without kustomize's origin annotation. */
 export function materialize(text: string): Record<string, unknown> {
   let raw: unknown;
   try {
@@ -424,10 +449,6 @@ export function materialize(text: string): Record<string, unknown> {
   }
   const obj = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const md = obj.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined;
-  if (md?.labels && REQUEST_LABEL in md.labels) {
-    delete md.labels[REQUEST_LABEL];
-    if (Object.keys(md.labels).length === 0) delete md.labels;
-  }
   if (md?.annotations && ORIGIN_ANNOTATION in md.annotations) {
     delete md.annotations[ORIGIN_ANNOTATION];
     if (Object.keys(md.annotations).length === 0) delete md.annotations;

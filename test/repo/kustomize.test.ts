@@ -15,9 +15,9 @@ describe('reading kustomize output', () => {
     expect(scanHeader(doc)).toEqual(slowHeader(doc));
   });
 
-  it('splits documents, keeps the origin file and parses the object on demand without standup metadata', () => {
+  it('splits documents, keeps the origin file and parses the object on demand without the origin annotation', () => {
     const out =
-      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      path: ../repo/a.yaml\n  labels:\n    standup.internal/request: "3"\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      configuredIn: ../repo/kustomization.yaml\n      configuredBy:\n        apiVersion: builtin\n        kind: ConfigMapGenerator\n  name: gen-abc\n';
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      path: ../repo/a.yaml\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n      configuredIn: ../repo/kustomization.yaml\n      configuredBy:\n        apiVersion: builtin\n        kind: ConfigMapGenerator\n  name: gen-abc\n';
     const objs = parseBuilt(out, '/work/r1');
     expect(objs.map((o) => [o.header.name, o.file, o.generated])).toEqual([
       ['a', '/work/repo/a.yaml', false],

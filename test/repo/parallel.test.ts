@@ -9,8 +9,14 @@ import { cleanupRepos, cm, devTiers, ks, makeRepo } from './helpers.js';
 
 afterAll(cleanupRepos);
 
-function repoWithTiers(n: number): string {
+function repoWithTiers(n: number, broken = 0): string {
   const files: Record<string, string> = { 'tiers.yaml': devTiers };
+  // Broken tiers fail their build: one with a missing generator input (seen before building, built alone), one
+  // with a YAML error (found only when its batch fails, then retried).
+  for (let i = 0; i < broken; i++) {
+    files[`clusters/dev/broken${i}.yaml`] = ks(`broken${i}`, { path: `./broken/b${i}` });
+    files[`broken/b${i}/${i % 2 ? 'bad.yaml' : 'kustomization.yaml'}`] = i % 2 ? 'a: b: c\n' : 'configMapGenerator:\n  - name: x\n    files: [missing.sh]\n';
+  }
   for (let i = 0; i < n; i++) {
     files[`clusters/dev/t${i}.yaml`] = ks(`t${i}`, { path: `./apps/t${i}` });
     files[`apps/t${i}/ns.yaml`] = cm(`cm-${i}`, { i: String(i) }, 'default');
@@ -43,7 +49,7 @@ exit $rc
 
 describe('parallel loading', () => {
   it('renders independent paths in parallel, never more kustomize processes than the bound', async () => {
-    const root = repoWithTiers(8);
+    const root = repoWithTiers(8, 2);
     const fake = countingKustomize();
     const saved = process.env.PATH;
     process.env.PATH = `${fake.dir}${path.delimiter}${saved}`;
@@ -51,10 +57,16 @@ describe('parallel loading', () => {
       const r = await loadRepository({ repo: root, concurrency: 2 });
       const counts = readFileSync(fake.log, 'utf8').trim().split('\n').map(Number);
       expect(Math.max(...counts)).toBeLessThanOrEqual(2);
-      expect(r.clusters[0]!.kustomizations).toHaveLength(8);
-      // 1 entry + 8 tiers built in fewer processes than paths: independent paths share a kustomize run.
-      expect(lastLoadStats.builds).toBe(9);
-      expect(lastLoadStats.spawned).toBeLessThan(9);
+      expect(r.clusters[0]!.kustomizations).toHaveLength(10);
+      expect(r.problems.filter((p) => p.code === 'build-failed').map((p) => p.object)).toEqual([
+        'Kustomization/flux-system/broken0',
+        'Kustomization/flux-system/broken1',
+      ]);
+      // The eight good tiers rendered all their objects, whatever failed beside them.
+      expect(r.clusters[0]!.objects.filter((o) => o.name === 'same-name')).toHaveLength(8);
+      // 1 entry + 10 tiers built in fewer processes than paths: independent paths share a kustomize run.
+      expect(lastLoadStats.builds).toBe(11);
+      expect(lastLoadStats.spawned).toBeLessThan(11);
     } finally {
       process.env.PATH = saved;
     }
