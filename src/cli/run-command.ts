@@ -1,3 +1,4 @@
+import { requestsPerMinute } from '../cluster/client.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import type { RunEvent } from '../runner/events.js';
 import { openSession, type ClusterFlags, type Session } from '../runner/session.js';
@@ -64,11 +65,17 @@ export async function withRun(
     durationMs: Date.now() - started,
     message: failure instanceof Error ? failure.message : message,
     ...(failure instanceof CliError && failure.hint ? { hint: failure.hint } : {}),
+    api: apiStats(session),
   });
   await reporter.close();
   if (format === 'text') io.err('\n' + renderSummary(record.record(), io.errStyle));
   if (failure) throw failure;
   return ExitCode.ok;
+}
+
+function apiStats(s: Session) {
+  const st = s.client.stats();
+  return { requests: st.requests, watches: st.watches, perMinute: Math.round(requestsPerMinute(st) * 10) / 10 };
 }
 
 function pickReporter(format: 'text' | 'json', io: Io): Reporter {

@@ -26,7 +26,16 @@ export type RunEvent =
   /** Something was (or, with --dry-run, would be) written: an apply result or an annotation. */
   | { type: 'change'; id: string; object: string; action: string; dryRun: boolean }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
-  | { type: 'run-end'; ok: boolean; exitCode: number; durationMs: number; message: string; hint?: string };
+  | {
+      type: 'run-end';
+      ok: boolean;
+      exitCode: number;
+      durationMs: number;
+      message: string;
+      hint?: string;
+      /** API traffic of the run: plain requests, watch connections, and requests per minute. */
+      api?: { requests: number; watches: number; perMinute: number };
+    };
 
 export type Emit = (e: RunEvent) => void;
 
