@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadRepository } from '../../src/repo/load.js';
+import { cleanupRepos, devTiers, ks, makeRepo } from './helpers.js';
+
+afterAll(cleanupRepos);
+
+const tier = (postBuild: Record<string, unknown>) => ks('apps', { path: './apps', postBuild });
+const target = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: target\n  namespace: default\ndata:\n  v: "${VAR}"\n  d: "${DEF:=fallback}"\n';
+const secret = (extra: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vars\n  namespace: flux-system\n${extra}`;
+
+async function load(files: Record<string, string>) {
+  const r = await loadRepository({ repo: makeRepo({ 'tiers.yaml': devTiers, 'apps/target.yaml': target, ...files }) });
+  const data = r.clusters[0]!.objects.find((o) => o.name === 'target')!.raw.data as Record<string, string>;
+  return { r, data, subs: r.problems.filter((p) => p.code === 'unresolved-substitution') };
+}
+
+describe('postBuild substitution through the loader (FLUX.md §6)', () => {
+  it('reads variables from a plain Secret (data is base64, stringData is not)', async () => {
+    const { data, subs } = await load({
+      'clusters/dev/apps.yaml': tier({ substituteFrom: [{ kind: 'Secret', name: 'vars' }] }),
+      'clusters/dev/vars.yaml': secret(`data:\n  VAR: ${Buffer.from('from-secret').toString('base64')}\n`),
+    });
+    expect(data).toEqual({ v: 'from-secret', d: 'fallback' });
+    expect(subs).toEqual([]);
+  });
+
+  it('never decrypts a SOPS Secret: its variables are unknown (a warning), not undefined', async () => {
+    const { data, subs } = await load({
+      'clusters/dev/apps.yaml': tier({ substituteFrom: [{ kind: 'Secret', name: 'vars' }] }),
+      'clusters/dev/vars.yaml': secret('stringData:\n  VAR: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  age: []\n  version: 3.8.1\n'),
+    });
+    expect(data.v).toBe('${VAR}');
+    expect(subs).toHaveLength(1);
+    expect(subs[0]).toMatchObject({ severity: 'warning', object: 'Kustomization/flux-system/apps' });
+    expect(subs[0]!.message).toContain('SOPS');
+    expect(subs[0]!.message).toContain('VAR');
+    expect(subs[0]!.message).not.toContain('ENC[');
+  });
+
+  it('later substituteFrom refs win, and inline substitute wins over all of them', async () => {
+    const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: flux-system\ndata:\n  VAR: ${v}\n  DEF: ${v}\n`;
+    const { data } = await load({
+      'clusters/dev/apps.yaml': tier({ substitute: { DEF: 'inline' }, substituteFrom: [{ kind: 'ConfigMap', name: 'one' }, { kind: 'ConfigMap', name: 'two' }] }),
+      'clusters/dev/one.yaml': cm('one', 'first'),
+      'clusters/dev/two.yaml': cm('two', 'second'),
+    });
+    expect(data).toEqual({ v: 'second', d: 'inline' });
+  });
+
+  it('does not run at all when no variable resolves (an optional ref that is missing): defaults stay literal', async () => {
+    const { data, subs } = await load({
+      'clusters/dev/apps.yaml': tier({ substituteFrom: [{ kind: 'ConfigMap', name: 'absent', optional: true }] }),
+    });
+    expect(data).toEqual({ v: '${VAR}', d: '${DEF:=fallback}' });
+    expect(subs).toEqual([]);
+  });
+
+  it('substituteStrategy Always runs without variables, so an undefined one is an error', async () => {
+    const { data, subs } = await load({
+      'clusters/dev/apps.yaml': tier({ substituteStrategy: 'Always', substitute: {} }),
+    });
+    expect(data.d).toBe('fallback');
+    expect(subs).toHaveLength(1);
+    expect(subs[0]).toMatchObject({ severity: 'error', file: 'apps/target.yaml', line: 4, object: 'ConfigMap/default/target' });
+  });
+
+  it('reads substituteFrom only in the Kustomization namespace', async () => {
+    const { subs } = await load({
+      'clusters/dev/apps.yaml': tier({ substitute: { OTHER: 'x' }, substituteFrom: [{ kind: 'ConfigMap', name: 'elsewhere', optional: true }] }),
+      'clusters/dev/elsewhere.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: elsewhere\n  namespace: default\ndata:\n  VAR: nope\n',
+    });
+    expect(subs.map((p) => p.message)).toEqual([expect.stringContaining('"VAR"')]);
+  });
+});
