@@ -161,7 +161,7 @@ export class Builder {
     const wrappers = chunk.map((p) => {
       const w = path.join(this.o.work, `w${p.req.n}`);
       mkdirSync(w, { recursive: true });
-      writeFileSync(path.join(w, 'kustomization.yaml'), wrapperKustomization(p.req.n, path.relative(w, p.req.overlayDir)));
+      writeFileSync(path.join(w, 'kustomization.yaml'), wrapperKustomization(path.relative(w, p.req.overlayDir)));
       writeFileSync(
         path.join(w, 'marker.yaml'),
         `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${MARKER_CONFIGMAP}\ndata:\n  m: ${marker(p.req.n).slice(0, -1)}\n`,
@@ -180,18 +180,18 @@ export class Builder {
       const by = new Map<number, BuiltObject[]>(chunk.map((p) => [p.req.n, []]));
       let unattributed = false;
       for (const o of r.objects) {
-        // Every object's name starts with its request's marker (the wrapper's prefix or replacement).
+        // Every object's name starts with its request's marker (see wrapperKustomization).
         const n = Number(/^zsq(\d+)x-/.exec(o.header.name)?.[1] ?? -1);
         if (!by.has(n)) unattributed = true;
         const m = marker(n);
         if (o.header.kind === 'ConfigMap' && o.header.name === `${m}${MARKER_CONFIGMAP}`) continue;
-        // Remove the batch's name prefix wherever kustomize put it (names and the references it rewrote).
+        // Remove the marker from the name.
         const text = o.text.split(m).join('');
         by.get(n)?.push({ ...o, text, header: text === o.text ? o.header : scanHeader(text) });
       }
       if (unattributed) {
-        // A kind kustomize would not rename: cannot tell whose it is, so build the halves again (a solo build
-        // needs no attribution).
+        // An object without a marker: cannot tell whose it is, so build the halves again (a solo build needs no
+        // attribution).
         const mid = Math.ceil(chunk.length / 2);
         this.retry(chunk.slice(0, mid), chunk.slice(mid));
         return;
@@ -240,21 +240,17 @@ const marker = (n: number) => `zsq${n}x-`;
 const MARKER_CONFIGMAP = 'standup-batch-marker';
 
 /**
- * The wrapper of request n in a batch: its objects get a unique name prefix (which also tells whose they are). kustomize never
- * prefixes CRDs, APIServices and Namespaces, so a replacement prepends the same marker to those names (an index out
- * of range prepends), read from a marker ConfigMap that is dropped from the output.
+ * The wrapper of request n in a batch: a replacement prepends the request's marker to every object's name (an index
+ * out of range prepends), read from a marker ConfigMap that is dropped from the output. Unique names keep equal
+ * objects of different requests apart and tell whose each object is. Unlike namePrefix, a replacement rewrites no
+ * references and skips no kind (namePrefix leaves CRDs, Namespaces and APIServices alone), and it is cheaper.
  */
-function wrapperKustomization(n: number, overlayRel: string): string {
-  const target = (kind: string, group?: string) =>
-    `      - select:\n          kind: ${kind}\n${group ? `          group: ${group}\n` : ''}        fieldPaths: [metadata.name]\n        options: {delimiter: "-", index: -1}\n`;
+function wrapperKustomization(overlayRel: string): string {
   return (
     `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nbuildMetadata: [originAnnotations]\n` +
-    `namePrefix: ${marker(n)}\n` +
     `resources:\n  - ${JSON.stringify(overlayRel)}\n  - marker.yaml\n` +
-    `replacements:\n  - source:\n      kind: ConfigMap\n      name: ${MARKER_CONFIGMAP}\n      fieldPath: data.m\n    targets:\n` +
-    target('CustomResourceDefinition') +
-    target('Namespace') +
-    target('APIService', 'apiregistration.k8s.io')
+    `replacements:\n  - source:\n      kind: ConfigMap\n      name: ${MARKER_CONFIGMAP}\n      fieldPath: data.m\n` +
+    `    targets:\n      - select: {}\n        fieldPaths: [metadata.name]\n        options: {delimiter: "-", index: -1}\n`
   );
 }
 
