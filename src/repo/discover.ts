@@ -1,7 +1,7 @@
 // Finds a repository's cluster entry points when it has no tiers.yaml: the root Kustomization of a
 // flux-system/gotk-sync.yaml (or any flux-system file that pairs a GitRepository with the Kustomization reading it),
 // a FluxInstance's spec.sync.path, or a flux-instance HelmRelease's values.instance.sync.path.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { SourceRef } from '../model/flux.js';
@@ -31,29 +31,17 @@ export function normalizeRepoPath(p: string): string {
 function yamlFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
-    let names: string[];
+    let entries;
     try {
-      names = readdirSync(d);
+      entries = readdirSync(d, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const n of names) {
-      if (SKIP_DIRS.has(n)) continue;
-      const p = path.join(d, n);
-      if (n.endsWith('.yaml') || n.endsWith('.yml')) out.push(p);
-      else if (!n.includes('.') || n.startsWith('.')) {
-        try {
-          if (statSync(p).isDirectory()) walk(p);
-        } catch {
-          /* ignore */
-        }
-      } else {
-        try {
-          if (statSync(p).isDirectory()) walk(p);
-        } catch {
-          /* ignore */
-        }
-      }
+    for (const e of entries) {
+      if (SKIP_DIRS.has(e.name)) continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && (e.name.endsWith('.yaml') || e.name.endsWith('.yml'))) out.push(p);
     }
   };
   walk(root);

@@ -1,5 +1,7 @@
 // Loads a repository into ClusterModels: reads tiers.yaml (or discovers the clusters), renders every cluster with the
 // real kustomize and Flux's rules, and collects problems. The only module other code imports from src/repo.
+//
+// Debugging: STANDUP_DEBUG_KEEP=1 keeps the temp overlays and batches (their directory is under /dev/shm or $TMPDIR).
 import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';

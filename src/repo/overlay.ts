@@ -2,7 +2,7 @@
 // path has none (FLUX.md §5), plus the Kustomization's overlay fields (targetNamespace, namePrefix/Suffix, patches,
 // images, components, commonMetadata). It lives in a temp overlay directory that points back at the repository, so
 // nothing is ever written into the user's tree.
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 
@@ -26,7 +26,8 @@ export function hasKustomizationFile(dir: string): boolean {
 
 /**
  * Flux's generator: walk `dir` recursively (lexical order, dotfiles included); a subdirectory with a kustomization
- * file is one resource and is not descended; every *.yaml / *.yml file is a resource; other files are ignored.
+ * file is one resource and is not descended; every *.yaml / *.yml file is a resource; other files and symlinks are
+ * ignored.
  */
 export function generatedResources(dir: string): string[] {
   const out: string[] = [];
@@ -41,7 +42,8 @@ export function generatedResources(dir: string): string[] {
       const p = path.join(d, n);
       let st;
       try {
-        st = statSync(p);
+        // lstat: source-controller drops symlinks from the artifact, so Flux never sees them.
+        st = lstatSync(p);
       } catch {
         continue;
       }
