@@ -72,3 +72,29 @@ describe('postBuild substitution through the loader (FLUX.md §6)', () => {
     expect(subs.map((p) => p.message)).toEqual([expect.stringContaining('"VAR"')]);
   });
 });
+
+describe("a parent's other overlay fields (FLUX.md §5)", () => {
+  it('applies namePrefix, nameSuffix, images and commonMetadata like kustomize-controller', async () => {
+    const r = await loadRepository({
+      repo: makeRepo({
+        'tiers.yaml': devTiers,
+        'clusters/dev/apps.yaml': ks('apps', {
+          path: './apps',
+          namePrefix: 'pre-',
+          nameSuffix: '-suf',
+          images: [{ name: 'nginx', newTag: '1.27' }],
+          commonMetadata: { labels: { team: 'a' }, annotations: { owner: 'me' } },
+        }),
+        'apps/deploy.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.25\n',
+      }),
+    });
+    const d = r.clusters[0]!.objects.find((o) => o.kind === 'Deployment')!;
+    expect(d.name).toBe('pre-web-suf');
+    expect(d.origin).toEqual({ file: 'apps/deploy.yaml', line: 4 });
+    const raw = d.raw as { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: { template: { spec: { containers: { image: string }[] } } } };
+    expect(raw.spec.template.spec.containers[0]!.image).toBe('nginx:1.27');
+    expect(raw.metadata.labels).toEqual({ team: 'a' });
+    expect(raw.metadata.annotations).toEqual({ owner: 'me' });
+  });
+});
