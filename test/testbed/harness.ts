@@ -206,9 +206,16 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     if (stopped) return;
     stopped = true;
     await ops.stopAll().catch(() => {});
-    // Flux first (it would log errors while the apiserver goes away), etcd last.
-    const order = ['source-controller', 'kustomize-controller', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
-    for (const name of order) await procs.get(name)?.stop(5000);
+    // Clients first (they would log errors while the apiserver goes away), etcd last.
+    const stopOne = async (name: string) => {
+      const p = procs.get(name);
+      if (!p) return;
+      const s0 = Date.now();
+      const exit = await p.stop(5000);
+      opts.log?.(`stopped ${name} in ${Date.now() - s0} ms (${exit.signal ?? `exit ${exit.code}`})`);
+    };
+    await Promise.all(['source-controller', 'kustomize-controller', 'kube-controller-manager'].map(stopOne));
+    for (const name of ['kube-apiserver', 'etcd']) await stopOne(name);
     await http?.close();
     try {
       process.kill(reaperPid, 'SIGKILL');
@@ -248,7 +255,9 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       // Serialize concurrent requests: one restart at a time.
       while (restarting) await restarting;
       restarting = (async () => {
-        await procs.get('kube-apiserver')?.stop(10_000);
+        // With clients still watching, kube-apiserver stops listening at once
+        // but then lingers for 10 s+ before exiting; a short grace is enough.
+        await procs.get('kube-apiserver')?.stop(3000);
         track(await startApiServer(apiOpts));
       })();
       try {
