@@ -77,6 +77,11 @@ function gitBackend(root: string, url: URL, req: IncomingMessage, res: ServerRes
     CONTENT_TYPE: h('content-type'),
     REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
     REMOTE_USER: 'testbed',
+    // Let people `git push` over HTTP to a served repo (the testbed CLI case);
+    // http-backend refuses receive-pack otherwise.
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_1: 'http.receivepack',
+    GIT_CONFIG_VALUE_1: 'true',
   };
   if (h('content-length')) env.CONTENT_LENGTH = h('content-length');
   if (h('content-encoding')) env.HTTP_CONTENT_ENCODING = h('content-encoding');

@@ -10,7 +10,8 @@ export function startReaper(hostPid: number, pidFile: string, stateDir: string):
   writeFileSync(pidFile, '');
   const script = `
     while kill -0 ${hostPid} 2>/dev/null; do sleep 1; done
-    for p in $(cat "$1" 2>/dev/null); do kill -KILL -- "-$p" 2>/dev/null; done
+    # dash: no "--" for kill; "-PID" names the process group.
+    for p in $(cat "$1" 2>/dev/null); do kill -KILL "-$p" 2>/dev/null; done
     rm -rf "$2"
   `;
   const child = spawn('sh', ['-c', script, 'reaper', pidFile, stateDir], { detached: true, stdio: 'ignore' });
