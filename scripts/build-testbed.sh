@@ -40,13 +40,17 @@ build() {
   local t0=$SECONDS
   # -p 2: the reference machine has 2 cores; more parallelism only adds peak RSS.
   # Write to a temp name and rename, so an interrupted build never looks cached.
-  if ! (cd "$mods/$dir" && /usr/bin/time -v go build -p 2 -trimpath -ldflags "-s -w $ld" \
-      -o "$bin/.$name.tmp" "$pkg") >"$cache/logs/$name.build.log" 2>&1; then
+  local tmp="$bin/.$name.tmp.$$" timer=()
+  # GNU time gives the peak RSS figure; the build works without it.
+  [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -v)
+  if ! (cd "$mods/$dir" && "${timer[@]}" go build -p 2 -trimpath -ldflags "-s -w $ld" \
+      -o "$tmp" "$pkg") >"$cache/logs/$name.build.log" 2>&1; then
     tail -n 40 "$cache/logs/$name.build.log" >&2
+    rm -f "$tmp"
     log "$name: build FAILED"
     exit 1
   fi
-  mv "$bin/.$name.tmp" "$bin/$name"
+  mv -f "$tmp" "$bin/$name"
   local rss
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$cache/logs/$name.build.log")
   printf '%s\t%ss\tpeak_rss_kb=%s\t%s\n' "$name" "$((SECONDS - t0))" "$rss" "$(date -u +%FT%TZ)" >>"$times"
