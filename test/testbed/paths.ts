@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TestbedBinariesMissingError } from './errors.js';
+import { TestbedBinariesMissingError, TestbedError } from './errors.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const goModulesDir = path.join(repoRoot, 'test/testbed/go');
@@ -39,11 +39,16 @@ let cachedKey: string | undefined;
 export function testbedKey(): string {
   if (cachedKey) return cachedKey;
   // GOTOOLCHAIN=local as in the build script, so `go version` never switches toolchains.
-  const goVersion = execFileSync('go', ['version'], {
-    cwd: repoRoot,
-    env: { ...process.env, GOTOOLCHAIN: 'local' },
-    encoding: 'utf8',
-  });
+  let goVersion: string;
+  try {
+    goVersion = execFileSync('go', ['version'], {
+      cwd: repoRoot,
+      env: { ...process.env, GOTOOLCHAIN: 'local' },
+      encoding: 'utf8',
+    });
+  } catch (e) {
+    throw new TestbedError(`cannot run \`go version\` (needed to find the testbed binaries): ${(e as Error).message}`);
+  }
   let text = goVersion.endsWith('\n') ? goVersion : `${goVersion}\n`;
   for (const f of KEY_FILES) text += `${f} ${sha256(readFileSync(path.join(goModulesDir, f)))}\n`;
   cachedKey = sha256(text).slice(0, 16);
