@@ -7,6 +7,7 @@
 # (test/testbed/paths.ts computes the same key), so a cached build costs
 # nothing and a version bump builds into a fresh directory.
 #
+# Usage: build-testbed.sh [--print-bin-dir]
 # Env: STANDUP_TESTBED_CACHE (default ~/.cache/standup-testbed),
 #      TESTBED_BUILD_ONLY="etcd kube-apiserver" to build a subset.
 set -euo pipefail
@@ -26,6 +27,8 @@ key=$({
 
 cache="${STANDUP_TESTBED_CACHE:-$HOME/.cache/standup-testbed}/$key"
 bin="$cache/bin"
+# --print-bin-dir: where the binaries are (or would be); builds nothing.
+if [[ "${1:-}" == --print-bin-dir ]]; then echo "$bin"; exit 0; fi
 mkdir -p "$bin" "$cache/crds" "$cache/logs"
 times="$cache/build-times.txt"
 
