@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanError, materialize, parseBuilt, scanHeader, slowHeader } from '../../src/repo/kustomize.js';
+import { cleanError, materialize, parseBuilt, scanHeader, slowHeader } from '../../src/repo/kustomize-output.js';
 
 describe('reading kustomize output', () => {
   const docs = [
