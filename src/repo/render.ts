@@ -93,6 +93,12 @@ class ClusterRenderer {
    * the entry path with the root Kustomization's own spec.path removed from its end.
    */
   private sourceRoot = '';
+  /**
+   * Renders doing their own work (building, reading output); a render waiting for its children is not counted.
+   * When it drops to zero, renders waiting for a substituteFrom source another render may still produce go on.
+   */
+  private active = 0;
+  private waiters: (() => void)[] = [];
 
   constructor(
     private readonly ctx: RenderContext,
@@ -100,13 +106,12 @@ class ClusterRenderer {
   ) {}
 
   async run(): Promise<ClusterResult> {
-    const dir = path.join(this.ctx.root, this.entry.entry);
-    this.renderedRequests.add(requestKey(dir, {}));
-    const built = await buildPath(this.ctx, dir, {});
-    if (!built.outcome.ok) {
-      this.buildFailed(built, built.outcome.error, null);
-    } else {
-      await this.processOutput(built.outcome.objects, null, this.entry.entry);
+    this.active++;
+    const release = this.releaser();
+    try {
+      await this.renderEntry(release);
+    } finally {
+      release();
     }
     return {
       model: {
@@ -118,6 +123,42 @@ class ClusterRenderer {
       },
       problems: this.problems,
     };
+  }
+
+  /** Marks the calling render as done with its own work (once); see `active`. */
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.active--;
+      this.settle();
+    };
+  }
+
+  private settle(): void {
+    if (this.active > 0) return;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Waits until no other render of this cluster is doing work, so every object it could apply is known. */
+  private async quiesce(): Promise<void> {
+    const wait = new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active--;
+    this.settle();
+    await wait;
+    this.active++;
+  }
+
+  private async renderEntry(release: () => void): Promise<void> {
+    const dir = path.join(this.ctx.root, this.entry.entry);
+    this.renderedRequests.add(requestKey(dir, {}));
+    const built = await buildPath(this.ctx, dir, {});
+    if (!built.outcome.ok) {
+      this.buildFailed(built, built.outcome.error, null);
+    } else {
+      await this.processOutput(built.outcome.objects, null, this.entry.entry, release);
+    }
   }
 
   /** A Flux spec.path of this cluster's source, as a repo-relative directory. */
@@ -138,7 +179,7 @@ class ClusterRenderer {
     return { file: this.rel(o.file), line: o.generated ? null : this.ctx.origins.line(o.file, kind, name) };
   }
 
-  private async processOutput(built: BuiltObject[], owner: FluxKustomization | null, dirRel: string): Promise<void> {
+  private async processOutput(built: BuiltObject[], owner: FluxKustomization | null, dirRel: string, release: () => void): Promise<void> {
     const defaultNs = owner?.namespace ?? 'flux-system';
     let items = built;
     const children: FluxKustomization[] = [];
@@ -159,6 +200,9 @@ class ClusterRenderer {
       applier = roots[0]?.key ?? null;
     }
     if (substituter?.postBuild) {
+      // A substituteFrom source may be applied by a sibling still rendering: wait for the others before deciding
+      // a variable is undefined.
+      if (this.missingSources(substituter, items) && this.active > 1) await this.quiesce();
       const vars = this.varsFor(substituter, items);
       if (vars) items = this.substitute(items, vars, substituter);
     }
@@ -174,7 +218,9 @@ class ClusterRenderer {
         children.push(k);
       }
     }
-    await Promise.all(children.map((c) => this.renderKs(c)));
+    const rendering = children.map((c) => this.renderKs(c));
+    release();
+    await Promise.all(rendering);
   }
 
   private toKs(b: BuiltObject, parent: string | null, defaultNs: string, dirRel: string): FluxKustomization {
@@ -226,6 +272,16 @@ class ClusterRenderer {
   }
 
   private async renderKs(ks: FluxKustomization): Promise<void> {
+    this.active++;
+    const release = this.releaser();
+    try {
+      await this.renderChild(ks, release);
+    } finally {
+      release();
+    }
+  }
+
+  private async renderChild(ks: FluxKustomization, release: () => void): Promise<void> {
     if (this.renderedKeys.has(ks.key)) return;
     this.renderedKeys.add(ks.key);
     if (!this.inRepo(ks.sourceRef)) {
@@ -260,7 +316,7 @@ class ClusterRenderer {
       this.buildFailed(built, built.outcome.error, ks);
       return;
     }
-    await this.processOutput(built.outcome.objects, ks, rel);
+    await this.processOutput(built.outcome.objects, ks, rel, release);
   }
 
   private buildFailed(built: PathBuild, error: string, ks: FluxKustomization | null): void {
@@ -311,6 +367,10 @@ class ClusterRenderer {
   }
 
   /** Variables for a Kustomization's postBuild, or null when Flux would skip substitution. */
+  private missingSources(ks: FluxKustomization, extra: BuiltObject[]): boolean {
+    return ks.postBuild!.substituteFrom.some((ref) => !this.findObject(ref.kind, ref.name, ks.namespace, extra));
+  }
+
   private varsFor(ks: FluxKustomization, extra: BuiltObject[]): { vars: Vars; unknownFrom: string[] } | null {
     const pb = ks.postBuild!;
     const known = new Map<string, string>();

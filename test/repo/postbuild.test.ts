@@ -98,3 +98,21 @@ describe("a parent's other overlay fields (FLUX.md §5)", () => {
     expect(raw.metadata.annotations).toEqual({ owner: 'me' });
   });
 });
+
+describe('substituteFrom sources applied by a sibling', () => {
+  it('waits for the sibling that applies the ConfigMap before deciding a variable is undefined', async () => {
+    const r = await loadRepository({
+      repo: makeRepo({
+        'tiers.yaml': devTiers,
+        // Rendered in the same wave; a-apps comes first, its variables live in what z-config applies.
+        'clusters/dev/a-apps.yaml': ks('a-apps', { path: './apps', postBuild: { substituteFrom: [{ kind: 'ConfigMap', name: 'cluster-vars', optional: true }] } }),
+        'clusters/dev/z-config.yaml': ks('z-config', { path: './config' }),
+        'config/vars.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-vars\n  namespace: flux-system\ndata:\n  VAR: from-sibling\n',
+        'apps/target.yaml': target,
+      }),
+      concurrency: 1, // one batch: a-apps' output is read before z-config's
+    });
+    expect(r.problems).toEqual([]);
+    expect((r.clusters[0]!.objects.find((o) => o.name === 'target')!.raw.data as Record<string, string>).v).toBe('from-sibling');
+  });
+});
