@@ -33,10 +33,15 @@ export interface LoadOptions {
 }
 
 export interface LoadedRepository {
+  /** Absolute repository directory (the work tree's, also with --rev; files in models are relative to it). */
   root: string;
+  /** tiers.yaml, validated; the empty configuration when there is none. */
   config: StandupConfig;
+  /** Absolute path of tiers.yaml, or null. */
   configFile: string | null;
+  /** One model per selected cluster, in tiers.yaml order (discovered ones by entry path). */
   clusters: ClusterModel[];
+  /** Everything found while loading (yaml-invalid, build-failed, path-missing, unresolved-substitution), sorted. */
   problems: Problem[];
 }
 
