@@ -7,6 +7,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { parse } from 'yaml';
 import { start } from '../test/testbed/harness.js';
+import { serveRepo } from '../test/integration/serve.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const example = path.join(root, 'examples/homelab');
@@ -20,8 +21,9 @@ const tb = await start();
 let code = 1;
 try {
   say(`  ready in ${(tb.timings.total! / 1000).toFixed(1)}s at ${tb.server}`);
-  const sha = await tb.git.createRepo('homelab', example);
-  say(`» Serving examples/homelab at ${tb.git.url('homelab')} (main@sha1:${sha.slice(0, 8)})`);
+  // Served as its owner would push it: the root sync in it names the loopback URL it is served from.
+  const { url, sha } = await serveRepo(tb.git, 'homelab', example);
+  say(`» Serving examples/homelab at ${url} (main@sha1:${sha.slice(0, 8)})`);
   // The cdi-operator of the seeds: a CDI resource makes it create the StorageProfile and DataVolume CRDs at runtime.
   for (const file of ['storageprofiles.cdi.kubevirt.io.yaml', 'datavolumes.cdi.kubevirt.io.yaml']) {
     tb.operator.start({ trigger: { group: 'cdi.kubevirt.io', version: 'v1beta1', plural: 'cdis' }, crd: parse(readFileSync(path.join(example, 'bootstrap/crds', file), 'utf8')), delayMs: 2000 });
@@ -30,8 +32,8 @@ try {
     execa('node', [path.join(root, 'bin/standup.js'), ...args, '--cluster', 'dev', '--kubeconfig', tb.kubeconfigPath], { stdio: 'inherit', reject: false, cwd: root });
   say('» standup plan --cluster dev');
   await execa('node', [path.join(root, 'bin/standup.js'), 'plan', '--cluster', 'dev'], { stdio: 'inherit', cwd: root });
-  say(`» standup up --cluster dev --source-url ${tb.git.url('homelab')}`);
-  code = (await standup('up', '--source-url', tb.git.url('homelab'))).exitCode ?? 1;
+  say(`» standup up --cluster dev --source-url ${url}`);
+  code = (await standup('up', '--source-url', url)).exitCode ?? 1;
   say('» standup status --cluster dev');
   await standup('status');
 } finally {

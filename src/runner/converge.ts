@@ -40,6 +40,8 @@ interface Track {
   lastLine: string;
   readiness: Readiness;
   done: boolean;
+  /** A terminal failure earns one more reconcile request before standup gives up (see below). */
+  secondChance: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
   const now = o.now ?? Date.now;
   const { graph, plan } = o.ctx;
   const order = plan.kustomizations.map((k) => k.key);
-  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false }]));
+  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false, secondChance: false }]));
   const outcomes: TierOutcome[] = [];
   let first = true;
 
@@ -92,6 +94,14 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
       }
       if (live && t.requestedAt === null) {
         t.requestedAt = await requestReconcile(o, key, now);
+      }
+      if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision) && !t.secondChance && !o.dryRun) {
+        // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a
+        // webhook not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
+        t.secondChance = true;
+        o.emit({ type: 'step-status', id: tierStepId(key), state: 'failed', message: `${statusLine(r)}; asking Flux once more` });
+        t.requestedAt = await requestReconcile(o, key, now);
+        continue;
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
         const { message, hint } = explainFailure(key, r, o.fallback);

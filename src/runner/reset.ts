@@ -36,6 +36,7 @@ export function resetSteps(s: Session, up: boolean): StepInfo[] {
     { id: 'preflight', kind: 'preflight', title: 'Preflight' },
     { id: 'suspend', kind: 'teardown', title: 'Suspend the root sync' },
     ...tiers.map((k): StepInfo => ({ id: deleteId(k), kind: 'teardown', title: `Delete ${k}` })),
+    { id: 'namespaces', kind: 'teardown', title: 'Wait for pruned Namespaces to terminate' },
     ...(up ? [{ id: 'unsuspend', kind: 'teardown' as const, title: 'Resume the root sync' }, ...stepsFor(s, 'resume').filter((x) => x.id !== 'preflight')] : []),
   ];
 }
@@ -57,9 +58,15 @@ export async function runReset(s: Session, o: ResetOptions): Promise<TierOutcome
     await patchSuspend(s, o, root, true);
     return { result: 'ok', message: `${root} suspended` };
   });
+  const namespaces = new Set<string>();
   for (const key of tiers) {
-    await runStep(o.emit, deleteId(key), () => deleteAndWait(s, o, key));
+    await runStep(o.emit, deleteId(key), async () => {
+      for (const ns of await prunedNamespaces(s, key)) namespaces.add(ns);
+      return deleteAndWait(s, o, key);
+    });
   }
+  // Prune deletes Namespaces in the background; until they are gone, re-applying them fails, so wait here.
+  await runStep(o.emit, 'namespaces', () => waitNamespacesGone(s, o, [...namespaces].sort()));
   if (!o.up) return [];
   await runStep(o.emit, 'unsuspend', async () => {
     if (!root) return { result: 'skipped', message: 'no root sync' };
@@ -101,6 +108,33 @@ async function deleteAndWait(s: Session, o: ResetOptions, key: string) {
     if (o.signal.aborted) throw new InterruptedError();
     if ((await retryTransient(() => s.client.find(ref), o.signal)) === undefined) return { result: 'ok' as const, message: 'deleted, finalizer done' };
     if (Date.now() > deadline) throw new WaitTimeoutError(`${key} is still being deleted (its finalizer has not finished pruning)`, [key]);
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+  }
+}
+
+/** Namespaces in a Kustomization's inventory (ids `_<name>__Namespace`) that its prune will delete. */
+async function prunedNamespaces(s: Session, key: string): Promise<string[]> {
+  const { namespace, name } = splitKey(key);
+  const live = await s.client.find({ ...FLUX_KUSTOMIZATION, namespace, name });
+  const spec = live?.spec as { prune?: boolean } | undefined;
+  if (!live || !spec?.prune) return [];
+  const entries = ((live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? []);
+  return entries.map((e) => /^_([^_]+)__Namespace$/.exec(e.id)?.[1]).filter((n): n is string => !!n);
+}
+
+async function waitNamespacesGone(s: Session, o: ResetOptions, names: string[]) {
+  if (names.length === 0) return { result: 'skipped' as const, message: 'no Namespaces pruned' };
+  if (o.dryRun) return { result: 'ok' as const, message: `would wait for ${names.join(', ')}` };
+  const deadline = Date.now() + s.timeoutFor('namespaces');
+  for (;;) {
+    if (o.signal.aborted) throw new InterruptedError();
+    const left = [];
+    for (const name of names) {
+      if (await retryTransient(() => s.client.find({ apiVersion: 'v1', kind: 'Namespace', name }), o.signal)) left.push(name);
+    }
+    if (left.length === 0) return { result: 'ok' as const, message: `${names.length} Namespaces gone` };
+    o.emit({ type: 'step-status', id: 'namespaces', state: 'progressing', message: `terminating: ${left.join(', ')}` });
+    if (Date.now() > deadline) throw new WaitTimeoutError(`Namespaces still terminating: ${left.join(', ')} (is kube-controller-manager running?)`, left);
     await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
   }
 }

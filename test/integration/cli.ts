@@ -28,7 +28,13 @@ export async function standup(args: string[], env: Record<string, string> = {}):
     cwd: PROJECT,
   };
   const code = await runCli(args, io);
-  const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = stdout.split('\n').flatMap((l) => {
+    try {
+      return l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [];
+    } catch {
+      return []; // a pretty-printed document, not an event line
+    }
+  });
   return { code, stdout, stderr, events };
 }
 

@@ -1,4 +1,4 @@
-import { CustomObjectsApi, ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, ApiextensionsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 
 export interface Ks {
   metadata: { name: string; namespace: string; resourceVersion: string; generation: number; annotations?: Record<string, string>; labels?: Record<string, string> };
@@ -13,7 +13,15 @@ const GIT = { group: 'source.toolkit.fluxcd.io', version: 'v1', plural: 'gitrepo
 export function kube(kc: KubeConfig) {
   const co = kc.makeApiClient(CustomObjectsApi);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
   return {
+    async namespace(name: string) {
+      try {
+        return await core.readNamespace({ name });
+      } catch {
+        return null;
+      }
+    },
     async kustomizations(namespace = 'flux-system'): Promise<Ks[]> {
       return ((await co.listNamespacedCustomObject({ ...KS, namespace })) as { items: Ks[] }).items;
     },

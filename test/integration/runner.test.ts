@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, type CrdOperator, type TestbedClient } from '../testbed/harness.js';
 import { PROJECT, standup, standupProcess } from './cli.js';
 import { kube, ready, until, type Ks } from './kube.js';
+import { serveRepo } from './serve.js';
 
 // The runner's proofs (issue 4) against the real kube-apiserver and Flux controllers. The steps share one testbed
 // and build on each other, so they run in order.
@@ -22,6 +24,12 @@ let homelabSha: string;
 let operators: CrdOperator[] = [];
 
 const crdManifest = (file: string) => parse(readFileSync(path.join(EXAMPLE, 'bootstrap/crds', file), 'utf8'));
+/** Runs standup and returns its exit code, printing its stderr when it fails so the test log says why. */
+async function code(args: string[]): Promise<number> {
+  const r = await standup(args);
+  if (r.code !== 0) process.stderr.write(`standup ${args.join(' ')} exited ${r.code}:\n${r.stderr}\n`);
+  return r.code;
+}
 const dev = (cmd: string, ...extra: string[]) => [cmd, '--cluster', 'dev', '--kubeconfig', kubeconfig, ...extra];
 const allReadyAt = async (revision: string, names = EXAMPLE_TIERS) => {
   const kss = await k.kustomizations();
@@ -44,6 +52,7 @@ async function wipe() {
   await tb.operator.stopAll();
   await k.deleteKs('flux-system');
   await until('the root sync to be gone', async () => (await k.kustomizations()).length === 0, 120_000);
+  await until('pruned namespaces to terminate', async () => (await Promise.all(['cdi', 'kubevirt', 'longhorn-system'].map((n) => k.namespace(n)))).every((n) => n === null), 120_000);
   await k.deleteGit('flux-system');
   for (const c of RUNTIME_CRDS) await k.deleteCrd(c);
   await until('the runtime CRDs to be gone', async () => (await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)))).every((c) => c === null), 60_000);
@@ -53,9 +62,8 @@ beforeAll(async () => {
   tb = connect(inject('testbed'));
   k = kube(tb.kubeConfig());
   kubeconfig = tb.kubeconfigPath;
-  homelabSha = await tb.git.createRepo('homelab', EXAMPLE);
-  homelabUrl = tb.git.url('homelab');
-  await tb.git.createRepo('prefix', PREFIX);
+  ({ url: homelabUrl, sha: homelabSha } = await serveRepo(tb.git, 'homelab', EXAMPLE));
+  await serveRepo(tb.git, 'prefix', PREFIX);
 });
 
 afterAll(async () => {
@@ -65,7 +73,7 @@ afterAll(async () => {
 describe.sequential('standup against the testbed', () => {
   it('the context guard refuses a mismatched context and writes nothing', async () => {
     const r = await standup(['up', '--cluster', 'prod', '--kubeconfig', kubeconfig, '--source-url', homelabUrl, '-o', 'json']);
-    expect(r.code).toBe(4);
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain('prod-admin');
     expect(r.stderr).toContain('standup-testbed');
     expect(await k.gitRepository('flux-system')).toBeNull();
@@ -74,7 +82,7 @@ describe.sequential('standup against the testbed', () => {
 
   it('reset refuses a cluster not marked resettable', async () => {
     const r = await standup(['reset', '--cluster', 'prod', '--kubeconfig', kubeconfig, '--yes']);
-    expect(r.code).toBe(4);
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain('not marked resettable');
   });
 
@@ -82,23 +90,26 @@ describe.sequential('standup against the testbed', () => {
     const prefixUrl = tb.git.url('prefix');
     const sha = await tb.git.head('prefix');
     tb.operator.cdi(1000);
-    const stuck = await standup(['up', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '--source-url', prefixUrl, '-o', 'json']);
-    expect(stuck.code).toBe(1);
+    // The cold start as Flux alone runs it (what `flux bootstrap` leaves): the root sync, then nothing else.
+    const sync = readFileSync(path.join(PREFIX, 'clusters/dev/flux-system/gotk-sync.yaml'), 'utf8').replace(/url: .*/, `url: ${prefixUrl}`);
+    await execa('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', '-'], { input: sync });
+    const pc = await until('platform-config to be stuck on the missing CRD', async () => {
+      const x = (await k.kustomizations()).find((y) => y.metadata.name === 'platform-config');
+      return x?.status?.conditions?.find((c) => c.type === 'Ready')?.message?.includes('no matches for kind "StorageProfile"') ? x : null;
+    }, 150_000);
+    expect(pc.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+
+    // resume diagnoses the deadlock on the stuck cluster, and names the fallback that unblocks it.
+    const stuck = await standup(['resume', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(stuck.code, stuck.stderr).toBe(1);
     expect(stuck.stderr).toContain('flux-system/platform-config is deadlocked on a second-order CRD');
     expect(stuck.stderr).toMatch(/needs kind StorageProfile \(cdi\.kubevirt\.io\/v1beta1\)/);
     expect(stuck.stderr).toContain('`standup crds` applies storageprofiles.cdi.kubevirt.io');
-    const pc = (await k.kustomizations()).find((x) => x.metadata.name === 'platform-config')!;
-    expect(pc.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain('no matches for kind "StorageProfile"');
 
-    // resume alone diagnoses the same thing on the already-stuck cluster.
-    const again = await standup(['resume', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '-o', 'json']);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('deadlocked on a second-order CRD');
-
-    expect((await standup(['crds', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig])).code).toBe(0);
+    expect(await code(['crds', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig])).toBe(0);
     const fixed = await standup(['resume', '--repo', PREFIX, '--cluster', 'dev', '--kubeconfig', kubeconfig, '-o', 'json']);
     expect(fixed.stderr).toBe('');
-    expect(fixed.code).toBe(0);
+    expect(fixed.code, fixed.stderr).toBe(0);
     expect(await allReadyAt(`main@sha1:${sha}`, ['crds', 'platform', 'platform-config', 'apps-vms'])).toBeTruthy();
     await wipe();
   });
@@ -107,7 +118,7 @@ describe.sequential('standup against the testbed', () => {
     startCdiOperators();
     const r = await standup([...dev('up', '--source-url', homelabUrl), '-o', 'json', '--record', path.join(tb.dir, 'up-record.json')]);
     expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const kss = await allReadyAt(`main@sha1:${homelabSha}`);
     expect(kss?.map((x) => x.metadata.name).sort()).toEqual(EXAMPLE_TIERS);
     // Tiers became Ready in dependency order: each after everything it depends on.
@@ -120,9 +131,11 @@ describe.sequential('standup against the testbed', () => {
   });
 
   it('crds twice: the second run reports every object unchanged and writes nothing', async () => {
+    // The CDI operator writes the same CRDs once it sees the CDI resource; let it finish first.
+    await Promise.all(operators.map((op) => op.waitCreated(60_000)));
     const before = await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)));
     const r = await standup([...dev('crds'), '-o', 'json']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const actions = r.events.filter((e) => e.type === 'change').map((e) => e.action);
     expect(actions).toEqual(['unchanged', 'unchanged']);
     const after = await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)));
@@ -131,7 +144,7 @@ describe.sequential('standup against the testbed', () => {
 
   it('status agrees with Flux', async () => {
     const r = await standup([...dev('status'), '-o', 'json']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout).kustomizations as { key: string; ready: string; revision: string }[];
     const live = await k.kustomizations();
     for (const row of rows) {
@@ -147,48 +160,48 @@ describe.sequential('standup against the testbed', () => {
   it('a pushed commit moves the revision, and up waits for every tier to apply it', async () => {
     const sha = await tb.git.commitAndPush('homelab', { 'NOTES.md': 'a push that changes no manifest still moves the revision\n' }, 'no-op push');
     const r = await standup([...dev('resume'), '-o', 'json']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(await allReadyAt(`main@sha1:${sha}`)).toBeTruthy();
     homelabSha = sha;
   });
 
   it('reset tears down in reverse order, and up brings everything back', async () => {
     const r = await standup([...dev('reset', '--yes'), '-o', 'json']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const deleted = r.events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:') && e.result === 'ok').map((e) => String(e.id).slice('delete:flux-system/'.length));
     expect(deleted.indexOf('apps-vms')).toBeLessThan(deleted.indexOf('platform-config-cdi'));
     expect(deleted.indexOf('platform-config-cdi')).toBeLessThan(deleted.indexOf('platform-config'));
     expect(deleted.indexOf('platform')).toBeLessThan(deleted.indexOf('crds'));
     expect((await k.kustomizations()).map((x) => x.metadata.name)).toEqual(['flux-system']);
     const up = await standup([...dev('up', '--source-url', homelabUrl), '-o', 'json']);
-    expect(up.code).toBe(0);
+    expect(up.code, up.stderr).toBe(0);
     expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
   });
 
   it.each([['SIGINT'], ['SIGKILL']] as const)('up killed by %s mid-run: resume finishes the job', async (signal) => {
-    expect((await standup([...dev('reset', '--yes')])).code).toBe(0);
+    expect(await code([...dev('reset', '--yes')])).toBe(0);
     const child = standupProcess([...dev('up', '--source-url', homelabUrl)]);
     // Stop it once the first tiers are through, in the middle of the order.
     await until('platform to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'platform' && ready(x)), 120_000, 200);
     child.kill(signal);
     const killed = await child;
-    if (signal === 'SIGINT') expect(killed.exitCode).toBe(130);
+    if (signal === 'SIGINT') expect(killed.exitCode, killed.all).toBe(130);
     else expect(killed.signal).toBe('SIGKILL');
     const resumed = await standup([...dev('resume'), '-o', 'json']);
-    expect(resumed.code).toBe(0);
+    expect(resumed.code, resumed.stderr).toBe(0);
     expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
     const status = JSON.parse((await standup([...dev('status'), '-o', 'json'])).stdout).kustomizations as { state: string }[];
     expect(status.every((s) => s.state === 'ready')).toBe(true);
   });
 
   it('a kube-apiserver restart while resume waits: it reconnects and finishes', async () => {
-    expect((await standup([...dev('reset', '--yes')])).code).toBe(0);
+    expect(await code([...dev('reset', '--yes')])).toBe(0);
     const run = standup([...dev('up', '--source-url', homelabUrl), '-o', 'json']);
     await until('crds to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'crds' && ready(x)), 120_000, 200);
     await tb.restartApiServer();
     const r = await run;
     expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(await allReadyAt(`main@sha1:${homelabSha}`)).toBeTruthy();
   });
 });

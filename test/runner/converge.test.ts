@@ -79,6 +79,28 @@ describe('converge', () => {
     expect(outcomes?.map((x) => x.key)).toContain('flux-system/apps');
   });
 
+  it('asks Flux once more after a one-off failure, and goes on when the second attempt succeeds', async () => {
+    const flux = new FakeFlux();
+    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n, n === 'platform' ? 'new' : 'ready');
+    let attempts = 0;
+    flux.onRequest = (key, o) => {
+      attempts++;
+      const handled = o.metadata.annotations!['reconcile.fluxcd.io/requestedAt'];
+      if (attempts === 1) {
+        flux.ks('platform', 'failed', 'kustomize build failed: evalsymlink failure on /tmp/kustomization-1: no such file or directory');
+        const live = flux.objects.get('Kustomization/flux-system/platform')!;
+        (live.status as Record<string, unknown>).conditions = [{ type: 'Ready', status: 'False', reason: 'BuildFailed', message: 'kustomize build failed: lstat /tmp/kustomization-1: no such file or directory' }];
+        (live.status as Record<string, unknown>).lastHandledReconcileAt = handled;
+        flux.put(live);
+      } else flux.ready(key.split('/')[1]!, handled);
+    };
+    const { outcomes, error, events } = await run(flux);
+    expect(error).toBeUndefined();
+    expect(attempts).toBe(2);
+    expect(outcomes?.find((x) => x.key === 'flux-system/platform')?.result).toBe('ok');
+    expect(events.some((e) => e.type === 'step-status' && e.message.endsWith('asking Flux once more'))).toBe(true);
+  });
+
   it('times out with exit 3, naming the tier and its last status', async () => {
     const flux = new FakeFlux();
     for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);

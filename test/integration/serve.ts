@@ -1,0 +1,33 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { GitRepos } from '../testbed/harness.js';
+
+/**
+ * Serves a Flux repository from the testbed's git server the way its owner would push it: the root sync inside it
+ * (gotk-sync.yaml) must name the URL it is served from, since Flux re-applies that GitRepository from git. So the
+ * served copy has every GitRepository url rewritten to the loopback one; the directory itself is left alone.
+ * Returns the served URL and the commit sha.
+ */
+export async function serveRepo(git: GitRepos, name: string, dir: string): Promise<{ url: string; sha: string }> {
+  const url = git.url(name);
+  const copy = mkdtempSync(path.join(tmpdir(), `standup-serve-${name}-`));
+  try {
+    cpSync(dir, copy, { recursive: true });
+    for (const file of yamlFiles(copy)) {
+      const text = readFileSync(file, 'utf8');
+      if (/kind:\s*GitRepository/.test(text)) writeFileSync(file, text.replace(/^(\s*url:\s*).*$/gm, `$1${url}`));
+    }
+    return { url, sha: await git.createRepo(name, copy) };
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = path.join(dir, n);
+    if (statSync(p).isDirectory()) return n === '.git' ? [] : yamlFiles(p);
+    return /\.ya?ml$/.test(n) ? [p] : [];
+  });
+}
