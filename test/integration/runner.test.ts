@@ -66,9 +66,10 @@ beforeAll(async () => {
   await serveRepo(tb.git, 'prefix', PREFIX);
 });
 
+// Test files share the testbed: leave it as found (no root sync, no tiers, no runtime CRDs) for the next one.
 afterAll(async () => {
-  await tb?.operator.stopAll();
-});
+  if (tb) await wipe();
+}, 300_000);
 
 describe.sequential('standup against the testbed', () => {
   it('the context guard refuses a mismatched context and writes nothing', async () => {
