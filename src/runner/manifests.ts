@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
@@ -6,6 +6,7 @@ import type { K8sObject } from '../cluster/client.js';
 import { ConfigError } from '../model/errors.js';
 import { findKustomize } from '../repo/kustomize.js';
 import { hasKustomizationFile } from '../repo/overlay.js';
+import { yamlFilesUnder } from '../repo/yaml-check.js';
 
 /**
  * Reads the manifests at `target`: a kustomization directory is built with the real kustomize; any other directory
@@ -25,7 +26,7 @@ export async function readManifests(target: string, shownAs = target): Promise<K
     if (r.exitCode !== 0) throw new ConfigError('BUILD_FAILED', `${k.display} ${shownAs} failed: ${r.stderr.trim().split('\n').slice(0, 5).join('\n')}`, 'Fix the kustomization, then run again.');
     return parseText(r.stdout, shownAs);
   }
-  const files = st.isDirectory() ? yamlFilesUnder(target) : [target];
+  const files = st.isDirectory() ? yamlFilesUnder(target, Infinity) : [target];
   return files.flatMap((f) => parseText(readFileSync(f, 'utf8'), path.join(shownAs, path.relative(target, f)) || shownAs));
 }
 
@@ -44,14 +45,4 @@ export function parseText(text: string, file: string): K8sObject[] {
     else out.push(obj);
   }
   return out;
-}
-
-function yamlFilesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return yamlFilesUnder(p);
-      return /\.ya?ml$/.test(e.name) ? [p] : [];
-    });
 }
