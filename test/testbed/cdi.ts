@@ -35,11 +35,15 @@ function clusterCrd(plural: string, kind: string): CrdManifest {
 export const cdiCrd = (): CrdManifest => clusterCrd('cdis', 'CDI');
 export const storageProfileCrd = (): CrdManifest => clusterCrd('storageprofiles', 'StorageProfile');
 
-/** Operator options: a CDI appears -> storageprofiles.cdi.kubevirt.io is created after `delayMs`. */
-export function cdiOperatorOptions(delayMs = 3000): CrdOperatorOptions {
+/**
+ * Operator options: a CDI appears (any, or one named in `names`) ->
+ * storageprofiles.cdi.kubevirt.io is created after `delayMs`.
+ */
+export function cdiOperatorOptions(delayMs = 3000, names?: string[]): CrdOperatorOptions {
   return {
     trigger: { group: CDI_GROUP, version: CDI_VERSION, plural: 'cdis' },
     crd: storageProfileCrd(),
     delayMs,
+    ...(names ? { names } : {}),
   };
 }

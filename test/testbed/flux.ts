@@ -56,36 +56,50 @@ async function waitHealthy(proc: ManagedProcess, port: number, timeoutMs: number
   }
 }
 
-export async function startFluxControllers(o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess[]> {
-  const storage = path.join(o.dir, 'artifacts');
-  mkdirSync(storage, { recursive: true });
-  const common = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console'];
-  const source = spawnManaged('source-controller', path.join(o.binDir, 'source-controller'), [
-    ...common,
-    `--metrics-addr=127.0.0.1:${o.ports.sourceMetrics}`,
-    `--health-addr=127.0.0.1:${o.ports.sourceHealth}`,
-    `--storage-path=${storage}`,
-    `--storage-addr=127.0.0.1:${o.ports.sourceStorage}`,
-    // Goes into status.artifact.url, which kustomize-controller downloads.
-    `--storage-adv-addr=127.0.0.1:${o.ports.sourceStorage}`,
-    '--log-level=debug',
-  ], { logFile: path.join(o.logsDir, 'source-controller.log'), env: controllerEnv(o.kubeconfig) });
-  const kustomize = spawnManaged('kustomize-controller', path.join(o.binDir, 'kustomize-controller'), [
-    ...common,
+export type FluxController = 'source-controller' | 'kustomize-controller';
+
+const COMMON = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console', '--log-level=debug'];
+
+function fluxArgs(name: FluxController, o: FluxOptions): string[] {
+  if (name === 'source-controller') {
+    return [
+      ...COMMON,
+      `--metrics-addr=127.0.0.1:${o.ports.sourceMetrics}`,
+      `--health-addr=127.0.0.1:${o.ports.sourceHealth}`,
+      `--storage-path=${path.join(o.dir, 'artifacts')}`,
+      `--storage-addr=127.0.0.1:${o.ports.sourceStorage}`,
+      // Goes into status.artifact.url, which kustomize-controller downloads.
+      `--storage-adv-addr=127.0.0.1:${o.ports.sourceStorage}`,
+    ];
+  }
+  return [
+    ...COMMON,
     `--metrics-addr=127.0.0.1:${o.ports.kustomizeMetrics}`,
     `--health-addr=127.0.0.1:${o.ports.kustomizeHealth}`,
     '--no-remote-bases=true',
     `--requeue-dependency=${o.requeueDependency}`,
-    '--log-level=debug',
-  ], { logFile: path.join(o.logsDir, 'kustomize-controller.log'), env: controllerEnv(o.kubeconfig) });
-  const results = await Promise.allSettled([
-    waitHealthy(source, o.ports.sourceHealth, timeoutMs),
-    waitHealthy(kustomize, o.ports.kustomizeHealth, timeoutMs),
-  ]);
+  ];
+}
+
+/** Starts one controller and waits for its /readyz. */
+export async function startFluxController(name: FluxController, o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess> {
+  mkdirSync(path.join(o.dir, 'artifacts'), { recursive: true });
+  const proc = spawnManaged(name, path.join(o.binDir, name), fluxArgs(name, o), {
+    logFile: path.join(o.logsDir, `${name}.log`),
+    env: controllerEnv(o.kubeconfig),
+  });
+  await waitHealthy(proc, name === 'source-controller' ? o.ports.sourceHealth : o.ports.kustomizeHealth, timeoutMs);
+  return proc;
+}
+
+export async function startFluxControllers(o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess[]> {
+  const names: FluxController[] = ['source-controller', 'kustomize-controller'];
+  const results = await Promise.allSettled(names.map((n) => startFluxController(n, o, timeoutMs)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
-    await Promise.all([source.stop(1000), kustomize.stop(1000)]);
+    // waitHealthy already stopped the one that failed; stop the other.
+    for (const r of results) if (r.status === 'fulfilled') await r.value.stop(1000);
     throw failed.reason;
   }
-  return [source, kustomize];
+  return results.map((r) => (r as PromiseFulfilledResult<ManagedProcess>).value);
 }

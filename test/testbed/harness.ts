@@ -4,10 +4,10 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiServerCaPem, startApiServer, type ApiServerOptions } from './apiserver.js';
 import { cdiOperatorOptions } from './cdi.js';
-import { startControllerManager } from './controller-manager.js';
+import { startControllerManager, type ControllerManagerOptions } from './controller-manager.js';
 import { TestbedStartError } from './errors.js';
 import { etcdUrl, startEtcd } from './etcd.js';
-import { FLUX_NAMESPACE, installFluxCrds, startFluxControllers } from './flux.js';
+import { FLUX_NAMESPACE, installFluxCrds, startFluxController, startFluxControllers, type FluxController, type FluxOptions } from './flux.js';
 import { gitRepos, type GitRepos } from './git-repos.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { ensureNamespace, loadKubeConfig } from './kube.js';
@@ -80,10 +80,22 @@ export interface TestbedInfo {
 export interface TestbedOperators {
   /** Starts a CRD-on-appearance operator (see operator.ts); stopped with the testbed/client. */
   start(o: CrdOperatorOptions): CrdOperator;
-  /** The seeds' CDI pattern: a CDI appears -> storageprofiles.cdi.kubevirt.io after delayMs. */
-  cdi(delayMs?: number): CrdOperator;
+  /**
+   * The seeds' CDI pattern: a CDI appears -> storageprofiles.cdi.kubevirt.io after
+   * delayMs. `names` restricts the trigger to CDIs with those names.
+   */
+  cdi(delayMs?: number, names?: string[]): CrdOperator;
   stopAll(): Promise<void>;
 }
+
+/** Components restart() can bounce (etcd holds the state, so it stays up). */
+export type RestartableComponent = 'kube-apiserver' | 'kube-controller-manager' | FluxController;
+export const RESTARTABLE: readonly RestartableComponent[] = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'source-controller',
+  'kustomize-controller',
+];
 
 export interface TestbedClient extends TestbedInfo {
   readonly info: TestbedInfo;
@@ -92,6 +104,12 @@ export interface TestbedClient extends TestbedInfo {
   kubeConfig(): KubeConfig;
   /** Stops kube-apiserver and starts it again on the same port with the same state. */
   restartApiServer(): Promise<void>;
+  /**
+   * Stops one component and starts it again with the same flags and ports.
+   * Restarting kustomize-controller also drops its cached API discovery
+   * (RESTMapper), which otherwise remembers kinds whose CRDs were deleted.
+   */
+  restart(component: RestartableComponent): Promise<void>;
 }
 
 export interface Testbed extends TestbedClient {
@@ -110,7 +128,7 @@ function operators(kubeconfigPath: string): TestbedOperators {
   };
   return {
     start,
-    cdi: (delayMs) => start(cdiOperatorOptions(delayMs)),
+    cdi: (delayMs, names) => start(cdiOperatorOptions(delayMs, names)),
     async stopAll() {
       await Promise.all([...running].map((op) => op.stop()));
       running.clear();
@@ -129,6 +147,10 @@ export function connect(info: TestbedInfo): TestbedClient {
     async restartApiServer() {
       const r = await fetch(`${info.controlUrl}/restart-apiserver`, { method: 'POST' });
       if (!r.ok) throw new Error(`restart-apiserver failed: ${r.status} ${await r.text()}`);
+    },
+    async restart(component) {
+      const r = await fetch(`${info.controlUrl}/restart/${component}`, { method: 'POST' });
+      if (!r.ok) throw new Error(`restart ${component} failed: ${r.status} ${await r.text()}`);
     },
   };
 }
@@ -250,15 +272,25 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       saKeyFile,
       tokenFile,
     };
+    // Filled in as start-up proceeds; restart() reuses them verbatim.
+    let kcmOpts: ControllerManagerOptions | undefined;
+    let fluxOpts: FluxOptions | undefined;
+    const starters: Record<RestartableComponent, () => Promise<ManagedProcess>> = {
+      'kube-apiserver': () => startApiServer(apiOpts),
+      'kube-controller-manager': () => startControllerManager(kcmOpts as ControllerManagerOptions),
+      'source-controller': () => startFluxController('source-controller', fluxOpts as FluxOptions),
+      'kustomize-controller': () => startFluxController('kustomize-controller', fluxOpts as FluxOptions),
+    };
     let restarting: Promise<void> | undefined;
-    const restartApiServer = async () => {
+    const restart = async (component: RestartableComponent) => {
+      if (!RESTARTABLE.includes(component)) throw new Error(`cannot restart ${component}`);
       // Serialize concurrent requests: one restart at a time.
-      while (restarting) await restarting;
+      while (restarting) await restarting.catch(() => {});
       restarting = (async () => {
         // With clients still watching, kube-apiserver stops listening at once
         // but then lingers for 10 s+ before exiting; a short grace is enough.
-        await procs.get('kube-apiserver')?.stop(3000);
-        track(await startApiServer(apiOpts));
+        await procs.get(component)?.stop(component === 'kube-apiserver' ? 3000 : 5000);
+        track(await starters[component]());
       })();
       try {
         await restarting;
@@ -266,9 +298,14 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
         restarting = undefined;
       }
     };
+    const restartApiServer = () => restart('kube-apiserver');
+    const controls = Object.fromEntries([
+      ['restart-apiserver', async () => restartApiServer()],
+      ...RESTARTABLE.map((c) => [`restart/${c}`, async () => restart(c)]),
+    ]) as Record<string, () => Promise<void>>;
 
     let s = Date.now();
-    http = await startHttpServer(gitRoot, { 'restart-apiserver': async () => restartApiServer() });
+    http = await startHttpServer(gitRoot, controls);
     const ports: TestbedPorts = {
       etcdClient,
       etcdPeer,
@@ -298,17 +335,24 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     const kc = loadKubeConfig(kubeconfigPath);
 
     s = Date.now();
+    kcmOpts = {
+      bin: bins['kube-controller-manager'],
+      kubeconfig: kubeconfigPath,
+      logFile: path.join(logs, 'kube-controller-manager.log'),
+      port: kcmPort,
+      saKeyFile,
+      rootCaFile: path.join(dir, 'pki', 'apiserver.crt'),
+    };
+    fluxOpts = {
+      binDir,
+      kubeconfig: kubeconfigPath,
+      dir,
+      logsDir: logs,
+      ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh },
+      requeueDependency: opts.requeueDependency ?? '5s',
+    };
     const kcm = (async () => {
-      track(
-        await startControllerManager({
-          bin: bins['kube-controller-manager'],
-          kubeconfig: kubeconfigPath,
-          logFile: path.join(logs, 'kube-controller-manager.log'),
-          port: kcmPort,
-          saKeyFile,
-          rootCaFile: path.join(dir, 'pki', 'apiserver.crt'),
-        }),
-      );
+      track(await starters['kube-controller-manager']());
       mark('kube-controller-manager', s);
     })();
     const flux = (async () => {
@@ -316,15 +360,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       await ensureNamespace(kc, FLUX_NAMESPACE);
       mark('flux-crds', s);
       const fs = Date.now();
-      for (const p of await startFluxControllers({
-        binDir,
-        kubeconfig: kubeconfigPath,
-        dir,
-        logsDir: logs,
-        ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh },
-        requeueDependency: opts.requeueDependency ?? '5s',
-      }))
-        track(p);
+      for (const p of await startFluxControllers(fluxOpts as FluxOptions)) track(p);
       mark('flux-controllers', fs);
     })();
     const results = await Promise.allSettled([kcm, flux]);
@@ -356,6 +392,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       operator: ops,
       kubeConfig: () => loadKubeConfig(kubeconfigPath),
       restartApiServer,
+      restart,
       stop,
     };
   } catch (e) {

@@ -18,6 +18,8 @@ export interface ResourceRef {
 export interface CrdOperatorOptions {
   /** When an object of this resource exists (any namespace)... */
   trigger: ResourceRef;
+  /** ...and, if given, has one of these names (tests share a cluster: ignore others' objects)... */
+  names?: string[];
   /** ...create this CRD, */
   crd: KubernetesObject;
   /** ...this long after first seeing it (a real operator takes a while to install). */
@@ -53,8 +55,8 @@ export function startCrdOperator(kubeconfig: string | KubeConfig, o: CrdOperator
 
   const triggerExists = async (): Promise<boolean> => {
     try {
-      const list = (await custom.listClusterCustomObject({ ...o.trigger, limit: 1 })) as KubernetesListObject<KubernetesObject>;
-      return list.items.length > 0;
+      const list = (await custom.listClusterCustomObject({ ...o.trigger })) as KubernetesListObject<KubernetesObject>;
+      return list.items.some((i) => !o.names || o.names.includes(i.metadata?.name ?? ''));
     } catch (e) {
       if (httpStatus(e) === 404) return false; // trigger CRD not installed yet
       throw e;
