@@ -57,6 +57,6 @@ export function age(from: string | null, now: number): string {
 export function renderStatusTable(rows: StatusRow[], now: number): string {
   return table(
     ['LEVEL', 'NAME', 'READY', 'REVISION', 'SUSPENDED', 'AGE', 'MESSAGE'],
-    rows.map((r) => [r.level === null ? '-' : String(r.level), r.key, r.ready, shortRevision(r.revision) || '-', r.suspended ? 'True' : 'False', age(r.createdAt, now), r.message]),
+    rows.map((r) => [r.level === null ? '-' : String(r.level), r.key, r.ready, shortRevision(r.revision) || '-', r.suspended ? 'True' : 'False', age(r.createdAt, now), shortRevision(r.message)]),
   ) + '\n';
 }
