@@ -94,7 +94,9 @@ function mergeFiles(kc: KubeConfig, files: string[]): void {
     try {
       one.loadFromFile(f); // also makes cert/key paths absolute relative to the file
     } catch (e) {
-      throw new ConfigError('KUBECONFIG_INVALID', `cannot read kubeconfig ${f}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+      // client-node's own message for an empty or non-kubeconfig file is a TypeError about `clusters`.
+      const why = e instanceof TypeError ? 'it is empty or not a kubeconfig' : e instanceof Error ? e.message : String(e);
+      throw new ConfigError('KUBECONFIG_INVALID', `cannot read kubeconfig ${f}: ${why}`, 'Point --kubeconfig (or KUBECONFIG) at a kubeconfig file, e.g. ~/.kube/config.', { cause: e });
     }
     for (const c of one.getClusters()) if (!clusters.has(c.name)) clusters.set(c.name, c);
     for (const u of one.getUsers()) if (!users.has(u.name)) users.set(u.name, u);
