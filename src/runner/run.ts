@@ -2,7 +2,7 @@ import { WaitTimeoutError, InterruptedError } from './errors.js';
 import { tierStepId, type Emit, type StepInfo } from './events.js';
 import { converge, type TierOutcome } from './converge.js';
 import { LiveState } from './live-state.js';
-import { preflight } from './preflight.js';
+import { fluxCrdsPresent, preflight } from './preflight.js';
 import { bootstrapFlux } from './bootstrap.js';
 import { applyCrdFallback } from './crds.js';
 import { refreshSource, type SourceRefLike } from './source.js';
@@ -94,6 +94,11 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
     await runStep(emit, 'crds', () => applyCrdFallback({ client: s.client, root, files: s.fallbackFiles, emit, id: 'crds', dryRun }));
   }
   if (mode === 'crds') return [];
+  if (dryRun && (await fluxCrdsPresent(s.client)).missing.length > 0) {
+    // Nothing to watch before Flux exists; say what would follow instead of failing on the missing kinds.
+    emit({ type: 'log', level: 'info', message: `Flux is not installed yet, so there is nothing to wait on; after the bootstrap, standup would wait on ${s.ctx.plan.kustomizations.length} Kustomizations in this order: ${s.ctx.plan.kustomizations.map((k) => k.key).join(', ')}` });
+    return [];
+  }
 
   const live = new LiveState(s.client, AbortSignal.any([watchSignal, o.signal]));
   await live.start();
