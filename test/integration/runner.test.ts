@@ -81,6 +81,18 @@ describe.sequential('standup against the testbed', () => {
     expect(await k.kustomizations()).toEqual([]);
   });
 
+  it('up --dry-run says what it would apply and annotate, and writes nothing', async () => {
+    const r = await standup([...dev('up', '--source-url', homelabUrl, '--dry-run'), '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const changes = r.events.filter((e) => e.type === 'change');
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.every((e) => e.dryRun === true)).toBe(true);
+    expect(changes.map((e) => e.object)).toEqual(expect.arrayContaining(['GitRepository/flux-system/flux-system', 'Kustomization/flux-system/flux-system']));
+    expect(await k.gitRepository('flux-system')).toBeNull();
+    expect(await k.kustomizations()).toEqual([]);
+    expect(await k.crd('storageprofiles.cdi.kubevirt.io')).toBeNull();
+  });
+
   it('reset refuses a cluster not marked resettable', async () => {
     const r = await standup(['reset', '--cluster', 'prod', '--kubeconfig', kubeconfig, '--yes']);
     expect(r.code, r.stderr).toBe(4);
