@@ -1,12 +1,12 @@
 import { FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
 import type { PlanContext } from '../plan/plan.js';
-import { REQUESTED_AT, type LiveKustomization } from '../status/conditions.js';
+import type { LiveKustomization } from '../status/conditions.js';
 import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
 import { sourceReadiness } from '../status/source.js';
 import { shortRevision } from '../status/revision.js';
 import { splitKey } from '../model/ref.js';
 import { InterruptedError, TierFailedError, WaitTimeoutError } from './errors.js';
-import { retryTransient } from './retry.js';
+import { requestReconcile } from './request-reconcile.js';
 import { tierStepId, type Emit } from './events.js';
 import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
 import type { LiveState } from './live-state.js';
@@ -93,14 +93,14 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
           `Resume it (\`flux resume ks ${splitKey(key).name} -n ${splitKey(key).namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.`);
       }
       if (live && t.requestedAt === null) {
-        t.requestedAt = await requestReconcile(o, key, now);
+        t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision) && !t.secondChance && !o.dryRun) {
         // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a
         // webhook not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
         t.secondChance = true;
         o.emit({ type: 'step-status', id: tierStepId(key), state: 'failed', message: `${statusLine(r)}; asking Flux once more` });
-        t.requestedAt = await requestReconcile(o, key, now);
+        t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
         continue;
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
@@ -122,17 +122,6 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
   }
 }
 
-/** Annotates `reconcile.fluxcd.io/requestedAt`, as `flux reconcile ks` does; with --dry-run, only says so. */
-async function requestReconcile(o: ConvergeOptions, key: string, now: () => number): Promise<string> {
-  const value = new Date(now()).toISOString();
-  const { namespace, name } = splitKey(key);
-  if (!o.dryRun) {
-    await retryTransient(() => o.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
-  }
-  o.emit({ type: 'change', id: tierStepId(key), object: `Kustomization/${key}`, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: !!o.dryRun });
-  return value;
-}
-
 /**
  * A Ready=False counts only when it speaks for now: KC has handled standup's reconcile request (if any), and it
  * attempted the source's current revision. A failure left over from before a fix (say, before `standup crds`) is not.
@@ -150,3 +139,5 @@ function timeout(key: string, t: Track, tracks: Map<string, Track>): WaitTimeout
   const laggards = d?.type === 'health-check' ? `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}` : '';
   return new WaitTimeoutError(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, pending);
 }
+
+const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

@@ -1,12 +1,11 @@
 import type { ClusterClient } from '../cluster/client.js';
-import { REQUESTED_AT } from '../status/conditions.js';
 import { sourceReadiness } from '../status/source.js';
 import { shortRevision } from '../status/revision.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { InterruptedError, WaitTimeoutError } from './errors.js';
 import type { Emit } from './events.js';
 import type { LiveState } from './live-state.js';
-import { retryTransient } from './retry.js';
+import { requestReconcile } from './request-reconcile.js';
 
 export interface SourceRefLike {
   kind: string;
@@ -31,11 +30,12 @@ export async function refreshSource(o: {
   dryRun?: boolean;
 }): Promise<string | null> {
   const key = `${o.ref.kind}/${o.ref.namespace}/${o.ref.name}`;
-  const value = new Date().toISOString();
+  const ref = { apiVersion: apiVersionOf(o.ref.kind), kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name };
   if (o.dryRun) {
-    o.emit({ type: 'change', id: o.id, object: key, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: true });
+    await requestReconcile(o, ref);
     return sourceReadiness(o.live.sources.get(key)).revision;
   }
+  let value = '';
   const deadline = Date.now() + o.timeoutMs;
   let annotated = false;
   let last = '';
@@ -44,9 +44,7 @@ export async function refreshSource(o: {
     o.live.check();
     const src = o.live.sources.get(key);
     if (src && !annotated) {
-      await retryTransient(() => o.client.patchMerge({ apiVersion: apiVersionOf(o.ref.kind), kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name },
-        { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
-      o.emit({ type: 'change', id: o.id, object: key, action: `annotated ${REQUESTED_AT}=${value}`, dryRun: false });
+      value = await requestReconcile(o, ref);
       annotated = true;
     }
     const r = sourceReadiness(src);

@@ -1,0 +1,17 @@
+import type { ClusterClient, ObjectRef } from '../cluster/client.js';
+import { refId } from '../cluster/client.js';
+import { REQUESTED_AT } from '../status/conditions.js';
+import type { Emit } from './events.js';
+import { retryTransient } from './retry.js';
+
+/**
+ * Asks a Flux controller to reconcile `ref` now, as `flux reconcile` does: a merge patch of
+ * `reconcile.fluxcd.io/requestedAt`. With dryRun it only reports. Returns the value written, which the controller
+ * echoes in status.lastHandledReconcileAt once it has handled the request.
+ */
+export async function requestReconcile(o: { client: ClusterClient; emit: Emit; id: string; signal: AbortSignal; dryRun?: boolean; now?: () => number }, ref: ObjectRef): Promise<string> {
+  const value = new Date((o.now ?? Date.now)()).toISOString();
+  if (!o.dryRun) await retryTransient(() => o.client.patchMerge(ref, { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
+  o.emit({ type: 'change', id: o.id, object: refId(ref), action: `annotated ${REQUESTED_AT}=${value}`, dryRun: !!o.dryRun });
+  return value;
+}
