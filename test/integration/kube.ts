@@ -1,37 +1,24 @@
-import { CustomObjectsApi, ApiextensionsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { deleteFlux, getFlux, GIT_REPOSITORY, isReady, KUSTOMIZATION, listKustomizations, type FluxObject } from '../testbed/flux-client.js';
+import { namespaceExists } from '../testbed/kube.js';
+import { deleteCrd } from '../testbed/operator.js';
+import { pollUntil } from '../testbed/wait.js';
 
-export interface Ks {
+/** A live Kustomization as the runner tests read it (the testbed's FluxObject, with metadata always present). */
+export interface Ks extends FluxObject {
   metadata: { name: string; namespace: string; resourceVersion: string; generation: number; annotations?: Record<string, string>; labels?: Record<string, string> };
-  spec: { suspend?: boolean };
-  status?: { lastAppliedRevision?: string; observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
-const KS = { group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations' };
-const GIT = { group: 'source.toolkit.fluxcd.io', version: 'v1', plural: 'gitrepositories' };
-
-/** Small direct reads of the API for assertions: independent of standup's own client. */
+/**
+ * Direct reads and deletes for assertions and clean-up, independent of standup's own client; built on the testbed's
+ * helpers (test/testbed) with null for "absent", which the assertions read best.
+ */
 export function kube(kc: KubeConfig) {
-  const co = kc.makeApiClient(CustomObjectsApi);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
   return {
-    async namespace(name: string) {
-      try {
-        return await core.readNamespace({ name });
-      } catch {
-        return null;
-      }
-    },
-    async kustomizations(namespace = 'flux-system'): Promise<Ks[]> {
-      return ((await co.listNamespacedCustomObject({ ...KS, namespace })) as { items: Ks[] }).items;
-    },
-    async gitRepository(name: string, namespace = 'flux-system'): Promise<{ status?: { artifact?: { revision?: string } } } | null> {
-      try {
-        return (await co.getNamespacedCustomObject({ ...GIT, namespace, name })) as never;
-      } catch {
-        return null;
-      }
-    },
+    namespace: async (name: string) => ((await namespaceExists(kc, name)) ? name : null),
+    kustomizations: async (namespace = 'flux-system') => (await listKustomizations(kc, namespace)) as Ks[],
+    gitRepository: async (name: string, namespace = 'flux-system') => (await getFlux(kc, GIT_REPOSITORY, name, namespace)) ?? null,
     async crd(name: string) {
       try {
         return await ext.readCustomResourceDefinition({ name });
@@ -39,27 +26,14 @@ export function kube(kc: KubeConfig) {
         return null;
       }
     },
-    async deleteKs(name: string, namespace = 'flux-system') {
-      await co.deleteNamespacedCustomObject({ ...KS, namespace, name }).catch(() => undefined);
-    },
-    async deleteGit(name: string, namespace = 'flux-system') {
-      await co.deleteNamespacedCustomObject({ ...GIT, namespace, name }).catch(() => undefined);
-    },
-    async deleteCrd(name: string) {
-      await ext.deleteCustomResourceDefinition({ name }).catch(() => undefined);
-    },
+    deleteKs: (name: string, namespace = 'flux-system') => deleteFlux(kc, KUSTOMIZATION, name, namespace),
+    deleteGit: (name: string, namespace = 'flux-system') => deleteFlux(kc, GIT_REPOSITORY, name, namespace),
+    deleteCrd: (name: string) => deleteCrd(kc, name),
   };
 }
 
-export const ready = (k: Ks): boolean =>
-  k.status?.observedGeneration === k.metadata.generation && k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+export const ready = (k: Ks): boolean => isReady(k);
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Polls until `fn` returns something truthy (the testbed's pollUntil, with falsy meaning "not yet"). */
+export const until = <T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, intervalMs = 500): Promise<T> =>
+  pollUntil(what, async () => (await fn()) || undefined, { timeoutMs, intervalMs });
