@@ -1,6 +1,7 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { yamlFilesUnder } from '../../src/repo/yaml-check.js';
 import type { GitRepos } from '../testbed/harness.js';
 
 /**
@@ -14,7 +15,7 @@ export async function serveRepo(git: GitRepos, name: string, dir: string): Promi
   const copy = mkdtempSync(path.join(tmpdir(), `standup-serve-${name}-`));
   try {
     cpSync(dir, copy, { recursive: true });
-    for (const file of yamlFiles(copy)) {
+    for (const file of yamlFilesUnder(copy, Infinity)) {
       const text = readFileSync(file, 'utf8');
       if (/kind:\s*GitRepository/.test(text)) writeFileSync(file, text.replace(/^(\s*url:\s*).*$/gm, `$1${url}`));
     }
@@ -22,12 +23,4 @@ export async function serveRepo(git: GitRepos, name: string, dir: string): Promi
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
-}
-
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = path.join(dir, n);
-    if (statSync(p).isDirectory()) return n === '.git' ? [] : yamlFiles(p);
-    return /\.ya?ml$/.test(n) ? [p] : [];
-  });
 }
