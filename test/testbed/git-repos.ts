@@ -1,13 +1,26 @@
-import { cpSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+
+let emptyConfig: string | undefined;
+
+// Not /dev/null: on some CI sandboxes it is a regular file that `2>/dev/null`
+// redirections fill, and git then fails with "bad config line 1".
+const emptyGitConfig = (): string => {
+  if (emptyConfig === undefined || !existsSync(emptyConfig)) {
+    emptyConfig = path.join(mkdtempSync(path.join(os.tmpdir(), 'standup-git-')), 'config');
+    writeFileSync(emptyConfig, '');
+  }
+  return emptyConfig;
+};
 
 // Hermetic git: no user/system config (signing, hooks, templates) leaks into
 // fixture repositories, and commit identities are fixed.
 export const gitEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
   GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_GLOBAL: emptyGitConfig(),
   GIT_AUTHOR_NAME: 'standup testbed',
   GIT_AUTHOR_EMAIL: 'testbed@standup.invalid',
   GIT_COMMITTER_NAME: 'standup testbed',
