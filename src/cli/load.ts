@@ -10,9 +10,12 @@ export interface Planned {
   contexts: PlanContext[];
 }
 
-/** Loads the repository (or one revision of it) and plans every selected cluster. */
-export async function loadAndPlan(o: GlobalOptions, io: Io, rev?: string): Promise<Planned> {
-  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, rev });
+/**
+ * Loads the repository (or one revision of it) and plans every selected cluster. `scope: 'graph'` is for commands
+ * that show only the Kustomization graph: leaf tiers are not built, so their build problems are not seen either.
+ */
+export async function loadAndPlan(o: GlobalOptions, io: Io, rev?: string, scope: 'all' | 'graph' = 'all'): Promise<Planned> {
+  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, rev, scope });
   const exclude = new Set(repo.config.exclude);
   return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };
 }

@@ -73,5 +73,7 @@ export interface ClusterModel {
   entry: string;
   kustomizations: FluxKustomization[];
   objects: RenderedObject[];
+  /** False when the load rendered only the graph (scope 'graph') and left leaf tiers' objects out. */
+  objectsComplete: boolean;
   externalSources: ExternalSource[];
 }

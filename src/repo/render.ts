@@ -10,6 +10,7 @@ import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-obje
 import type { BuildOutcome, Builder } from './kustomize.js';
 import { materialize, scanHeader, type BuiltObject, type Header } from './kustomize-output.js';
 import type { OriginIndex } from './origin.js';
+import type { FluxScan } from './flux-scan.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay } from './overlay.js';
 import { addVar, optedOut, substituteText, type Vars } from './substitute.js';
@@ -34,6 +35,12 @@ export interface RenderContext {
   cache: Map<string, Promise<PathBuild>>;
   prescreen: Prescreen;
   seq: { n: number };
+  /**
+   * 'graph' renders what can change the Kustomization graph: a tier whose files hold no Flux Kustomization is built
+   * only when a lookup needs its objects (see flux-scan.ts). 'all' renders every tier.
+   */
+  scope: 'all' | 'graph';
+  fluxScan: FluxScan;
 }
 
 const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
@@ -99,6 +106,10 @@ class ClusterRenderer {
    */
   private active = 0;
   private waiters: (() => void)[] = [];
+  /** Leaf tiers not built yet (scope 'graph'); `quiesce` builds them before anyone concludes something is missing. */
+  private deferred: (() => Promise<void>)[] = [];
+  /** Deferred leaf tiers never built: while above zero, `objects` lacks theirs. */
+  private deferredCount = 0;
 
   constructor(
     private readonly ctx: RenderContext,
@@ -119,6 +130,7 @@ class ClusterRenderer {
         entry: this.entry.entry,
         kustomizations: this.ks,
         objects: this.objects,
+        objectsComplete: this.deferredCount === 0,
         externalSources: [...this.external.values()],
       },
       problems: this.problems,
@@ -141,13 +153,26 @@ class ClusterRenderer {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Waits until no other render of this cluster is doing work, so every object it could apply is known. */
+  /**
+   * Waits until no other render of this cluster is doing work, so every object it could apply is known; deferred
+   * leaf tiers are built first, as they may hold what the caller is looking for.
+   */
   private async quiesce(): Promise<void> {
+    const forced = this.deferred.splice(0).map((render) => render());
+    this.deferredCount -= forced.length;
     const wait = new Promise<void>((resolve) => this.waiters.push(resolve));
     this.active--;
     this.settle();
     await wait;
     this.active++;
+    await Promise.all(forced);
+  }
+
+  /** Looks again after every other render, deferred ones included, is done; `stillMissing` says when to stop. */
+  private async lookEverywhere(stillMissing: () => boolean): Promise<void> {
+    if (this.active > 1 || this.deferred.length > 0) await this.quiesce();
+    // Renders that finished while we waited may have deferred more leaves.
+    while (stillMissing() && this.deferred.length > 0) await this.quiesce();
   }
 
   private async renderEntry(release: () => void): Promise<void> {
@@ -202,7 +227,8 @@ class ClusterRenderer {
     if (substituter?.postBuild) {
       // A substituteFrom source may be applied by a sibling still rendering: wait for the others before deciding
       // a variable is undefined.
-      if (this.missingSources(substituter, items) && this.active > 1) await this.quiesce();
+      const pb = substituter;
+      if (this.missingSources(pb, items)) await this.lookEverywhere(() => this.missingSources(pb, items));
       const vars = this.varsFor(substituter, items);
       if (vars) items = this.substitute(items, vars, substituter);
     }
@@ -239,10 +265,15 @@ class ClusterRenderer {
     return toFluxKustomization({ raw, defaultNamespace: defaultNs, parent, origin, dependsOnLine });
   }
 
+  private isRootSource(ref: SourceRef): boolean {
+    const root = this.entry.source;
+    return ref.kind === root.kind && ref.name === root.name && ref.namespace === root.namespace;
+  }
+
   /** A source is this repository when it is the entry's root source, or a GitRepository with the same URL. */
   private inRepo(ref: SourceRef, extra: BuiltObject[] = []): boolean {
     const root = this.entry.source;
-    if (ref.kind === root.kind && ref.name === root.name && ref.namespace === root.namespace) return true;
+    if (this.isRootSource(ref)) return true;
     if (ref.kind !== 'GitRepository') return false;
     const url = this.sourceUrl(ref, extra);
     if (!url) return false;
@@ -271,11 +302,16 @@ class ClusterRenderer {
     return typeof url === 'string' ? url : null;
   }
 
-  private async renderKs(ks: FluxKustomization): Promise<void> {
+  private renderKs(ks: FluxKustomization): Promise<void> {
+    return this.tracked((release) => this.renderChild(ks, release));
+  }
+
+  /** Runs one render counted in `active` until it releases or ends. */
+  private async tracked(render: (release: () => void) => Promise<void>): Promise<void> {
     this.active++;
     const release = this.releaser();
     try {
-      await this.renderChild(ks, release);
+      await render(release);
     } finally {
       release();
     }
@@ -284,6 +320,10 @@ class ClusterRenderer {
   private async renderChild(ks: FluxKustomization, release: () => void): Promise<void> {
     if (this.renderedKeys.has(ks.key)) return;
     this.renderedKeys.add(ks.key);
+    // Whether a GitRepository is this repository depends on its URL; its object may come from a tier not rendered yet.
+    if (ks.sourceRef.kind === 'GitRepository' && !this.isRootSource(ks.sourceRef) && !this.findObject(ks.sourceRef.kind, ks.sourceRef.name, ks.sourceRef.namespace)) {
+      await this.lookEverywhere(() => !this.findObject(ks.sourceRef.kind, ks.sourceRef.name, ks.sourceRef.namespace));
+    }
     if (!this.inRepo(ks.sourceRef)) {
       const id = `${ks.sourceRef.kind}/${ks.sourceRef.namespace}/${ks.sourceRef.name}`;
       const ext = this.external.get(id) ?? { ref: ks.sourceRef, url: this.sourceUrl(ks.sourceRef), usedBy: [] };
@@ -311,6 +351,15 @@ class ClusterRenderer {
     const rk = requestKey(abs, overlay);
     if (this.renderedRequests.has(rk)) return;
     this.renderedRequests.add(rk);
+    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components)) {
+      this.deferred.push(() => this.tracked((r) => this.buildChild(ks, abs, overlay, rel, r)));
+      this.deferredCount++;
+      return;
+    }
+    await this.buildChild(ks, abs, overlay, rel, release);
+  }
+
+  private async buildChild(ks: FluxKustomization, abs: string, overlay: FluxOverlay, rel: string, release: () => void): Promise<void> {
     const built = await buildPath(this.ctx, abs, overlay);
     if (!built.outcome.ok) {
       this.buildFailed(built, built.outcome.error, ks);

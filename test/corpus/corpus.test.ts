@@ -6,6 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterModel } from '../../src/model/flux.js';
 import { loadRepository, type LoadedRepository } from '../../src/repo/load.js';
+import { planCluster } from '../../src/plan/plan.js';
 import { dependsOnMismatches, notInInventory, repoDir, resolvedEdges, summary, unrealBuildFailure } from './corpus.js';
 
 interface Case {
@@ -256,6 +257,25 @@ for (const tc of cases) {
         expect(p.file === null || existsSync(path.join(repoDir(tc.dir), p.file)), `${p.file} exists`).toBe(true);
       }
       await tc.more?.(r, cluster);
+    });
+
+    it("derives the same plan with scope 'graph' (plan, graph), which leaves leaf tiers unbuilt", async () => {
+      const g = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph' });
+      const exclude = new Set(r.config.exclude);
+      // What plan and graph print: the plan (JSON contract), the levels, and the graph's nodes and edges.
+      const plans = (x: LoadedRepository) =>
+        x.clusters.map((c) => {
+          const p = planCluster(c, exclude);
+          return { plan: p.plan, levels: p.levels, nodes: [...p.graph.nodes.keys()], deps: [...p.graph.deps], children: [...p.graph.children], missing: p.graph.missing, kustomizations: c.kustomizations };
+        });
+      expect(plans(g)).toEqual(plans(r));
+      for (const c of r.clusters) expect(c.objectsComplete).toBe(true);
+      // The graph load never sees more objects than the full one: what it skipped is missing, nothing is invented.
+      for (const c of g.clusters) {
+        const full = cluster(c.name);
+        expect(c.objects.length).toBeLessThanOrEqual(full.objects.length);
+        if (c.objectsComplete) expect(c.objects.length, `${c.name}: nothing deferred, so every object`).toBe(full.objects.length);
+      }
     });
 
     it('gives every object an origin inside the repository', () => {

@@ -48,7 +48,7 @@ export function crd(group: string, kind: string, plural: string, owner: string |
 }
 
 export function cluster(name: string, kustomizations: FluxKustomization[], objects: RenderedObject[] = []): ClusterModel {
-  return { name, entry: `clusters/${name}`, kustomizations, objects, externalSources: [] };
+  return { name, entry: `clusters/${name}`, kustomizations, objects, objectsComplete: true, externalSources: [] };
 }
 
 export const plan = (c: ClusterModel): PlanContext => planCluster(c);

@@ -9,7 +9,7 @@ const FORMATS = ['text', 'mermaid', 'dot', 'json'] as const;
 /** `standup graph`: the dependsOn and nesting graph as a tree, Mermaid, DOT or JSON. */
 export async function graph(o: GlobalOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, FORMATS, 'text');
-  const { repo, contexts } = await loadAndPlan(o, io);
+  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
   const render = {
     text: renderTree,
     mermaid: renderMermaid,
