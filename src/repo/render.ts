@@ -89,6 +89,11 @@ export async function renderCluster(ctx: RenderContext, entry: ClusterEntry): Pr
 class ClusterRenderer {
   private ks: FluxKustomization[] = [];
   private objects: RenderedObject[] = [];
+  /**
+   * Where each Kustomization and object sits in the nesting: its owner's rank plus its index in the owner's build
+   * output. Builds finish in any order; sorting by rank gives the same model on every run.
+   */
+  private rank = new Map<object, number[]>();
   private problems: Problem[] = [];
   private external = new Map<string, ExternalSource>();
   private renderedKeys = new Set<string>();
@@ -124,6 +129,9 @@ class ClusterRenderer {
     } finally {
       release();
     }
+    const byRank = (a: object, b: object) => compareRanks(this.rank.get(a) ?? [], this.rank.get(b) ?? []);
+    this.ks.sort(byRank);
+    this.objects.sort(byRank);
     return {
       model: {
         name: this.entry.name,
@@ -178,12 +186,32 @@ class ClusterRenderer {
   private async renderEntry(release: () => void): Promise<void> {
     const dir = path.join(this.ctx.root, this.entry.entry);
     this.renderedRequests.add(requestKey(dir, {}));
-    const built = await buildPath(this.ctx, dir, {});
+    let built = await buildPath(this.ctx, dir, {});
     if (!built.outcome.ok) {
       this.buildFailed(built, built.outcome.error, null);
-    } else {
-      await this.processOutput(built.outcome.objects, null, this.entry.entry, release);
+      return;
     }
+    // The root sync builds the entry with its own overlay (patches, targetNamespace, components...), as
+    // kustomize-controller builds any Kustomization's path: build it again with that overlay when there is one.
+    const root = this.rootsIn(built.outcome.objects, this.entry.entry)[0];
+    const overlay = root ? overlayOf(root) : {};
+    if (root && Object.keys(overlay).length > 0) {
+      this.renderedRequests.add(requestKey(dir, overlay));
+      built = await buildPath(this.ctx, dir, overlay);
+      if (!built.outcome.ok) {
+        this.buildFailed(built, built.outcome.error, root);
+        return;
+      }
+    }
+    await this.processOutput(built.outcome.objects, null, this.entry.entry, release);
+  }
+
+  /** Root syncs in the entry's output: Kustomizations of this repository whose spec.path reconciles the entry itself. */
+  private rootsIn(items: BuiltObject[], dirRel: string): FluxKustomization[] {
+    return items
+      .filter((b) => isFluxKustomization(b.header))
+      .map((b) => this.toKs(b, null, 'flux-system', dirRel))
+      .filter((k) => this.inRepo(k.sourceRef, items) && sourceRootFor(this.entry.entry, k.path) !== null);
   }
 
   /** A Flux spec.path of this cluster's source, as a repo-relative directory. */
@@ -214,10 +242,7 @@ class ClusterRenderer {
     // What the entry path holds is applied by the root sync when there is one: it is their parent and owner.
     let applier: string | null = owner?.key ?? null;
     if (!owner) {
-      const roots = items
-        .filter((b) => isFluxKustomization(b.header))
-        .map((b) => this.toKs(b, null, defaultNs, dirRel))
-        .filter((k) => this.inRepo(k.sourceRef, items) && sourceRootFor(this.entry.entry, k.path) !== null);
+      const roots = this.rootsIn(items, dirRel);
       const inferred = roots.map((r) => sourceRootFor(this.entry.entry, r.path)!).sort((a, b) => a.length - b.length)[0];
       if (inferred !== undefined) this.sourceRoot = inferred;
       substituter = roots.find((r) => r.postBuild) ?? null;
@@ -232,14 +257,18 @@ class ClusterRenderer {
       const vars = this.varsFor(substituter, items);
       if (vars) items = this.substitute(items, vars, substituter);
     }
-    for (const b of items) {
+    const base = (owner && this.rank.get(owner)) || [];
+    for (const [i, b] of items.entries()) {
       const h = b.header;
       const origin = this.originOf(b, h.kind, h.name, dirRel);
       const isRoot = !owner && isFluxKustomization(h) && this.renderedKeys.has(`${h.namespace ?? defaultNs}/${h.name}`) && applier === `${h.namespace ?? defaultNs}/${h.name}`;
-      this.objects.push(renderedObject(h, origin, isRoot ? null : applier, b.text));
+      const o = renderedObject(h, origin, isRoot ? null : applier, b.text);
+      this.rank.set(o, [...base, i]);
+      this.objects.push(o);
       if (isFluxKustomization(h)) {
         const k = this.toKs(b, isRoot ? null : applier, defaultNs, dirRel);
         if (!owner && this.resolve(k.path) === this.entry.entry && this.inRepo(k.sourceRef)) k.repoPath = this.entry.entry;
+        this.rank.set(k, [...base, i]);
         this.ks.push(k);
         children.push(k);
       }
@@ -503,6 +532,16 @@ function renderedObject(h: Header, origin: Origin, owner: string | null, text: s
     },
   });
   return o;
+}
+
+/**
+ * Breadth first: shallower nesting first (so of two definitions of one object, the deeper is the duplicate), then by
+ * index at each level.
+ */
+function compareRanks(a: number[], b: number[]): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
 }
 
 /**
