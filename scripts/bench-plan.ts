@@ -432,6 +432,8 @@ function exportStandup(rev: string): { dir: string; label: string } {
     execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C "$1"`, 'sh', dir], { cwd: ROOT });
   }
   if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  // Compiled as `npm ci` would (the prepare script), so the export runs dist/ like an installed checkout does.
+  if (!existsSync(path.join(dir, 'dist', 'cli', 'main.js'))) execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
   return { dir, label: `commit ${sha.slice(0, 12)} (clean export of ${rev})` };
 }
 
