@@ -85,6 +85,8 @@ export interface RequestStats {
   requests: number;
   /** Watch connections opened. */
   watches: number;
+  /** LISTs redone because a watch was answered 410 Gone (its resourceVersion too old for the server). */
+  relists: number;
   /** When counting started (ms since epoch). */
   since: number;
 }

@@ -44,7 +44,7 @@ export class FakeClusterClient implements ClusterClient {
   /** Kinds the fake "serves" (`apiVersion|Kind`); undefined = every kind. Others throw NoKindError. */
   servedKinds?: Set<string>;
   private rv = 1;
-  private counters: RequestStats = { requests: 0, watches: 0, since: Date.now() };
+  private counters: RequestStats = { requests: 0, watches: 0, relists: 0, since: Date.now() };
   private listeners = new Set<() => void>();
 
   constructor(

@@ -180,7 +180,7 @@ export class NodeClusterClient implements ClusterClient {
   private readonly api: RawObjectApi;
   private readonly timeoutMs: number;
   private readonly delay: DelayFn;
-  private counters: RequestStats = { requests: 0, watches: 0, since: Date.now() };
+  private counters: RequestStats = { requests: 0, watches: 0, relists: 0, since: Date.now() };
 
   constructor(
     private readonly kc: KubeConfig,
@@ -216,7 +216,7 @@ export class NodeClusterClient implements ClusterClient {
   }
 
   resetStats(): void {
-    this.counters = { requests: 0, watches: 0, since: Date.now() };
+    this.counters = { requests: 0, watches: 0, relists: 0, since: Date.now() };
   }
 
   private fail(e: unknown, ref?: ObjectRef): ClusterError {
@@ -401,6 +401,7 @@ export class NodeClusterClient implements ClusterClient {
       delay: this.delay,
       backoff: this.o.backoff,
       onRetry: this.o.onRetry,
+      onGone: () => this.counters.relists++,
     });
   }
 }

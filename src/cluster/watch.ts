@@ -33,6 +33,8 @@ export interface ListWatchOptions<T> {
   delay?: DelayFn;
   /** Called before each backoff wait (for logs and tests). */
   onRetry?: (r: { error: unknown; attempt: number; delayMs: number }) => void;
+  /** Called when the server answers 410 Gone and the loop relists. */
+  onGone?: () => void;
   /** Map key; default `namespace/name`. */
   key?: (o: T) => string;
 }
@@ -151,6 +153,7 @@ export async function* listWatch<T>(
         if (sig.aborted) return;
         if (gone) {
           rv = undefined; // 410: our resourceVersion is too old; relist immediately
+          o.onGone?.();
           continue;
         }
         if (watchError) throw watchError;
@@ -162,6 +165,7 @@ export async function* listWatch<T>(
         if (sig.aborted) return;
         if (statusCodeOf(e) === 410) {
           rv = undefined;
+          o.onGone?.();
           continue;
         }
         if (isFatal(e)) throw e;

@@ -63,7 +63,7 @@ export class FakeFlux implements Partial<ClusterClient> {
   }
 
   stats() {
-    return { requests: 0, watches: 0, since: 0 };
+    return { requests: 0, watches: 0, relists: 0, since: 0 };
   }
 
   private notify(): void {
