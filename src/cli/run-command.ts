@@ -75,7 +75,7 @@ export async function withRun(
 
 function apiStats(s: Session) {
   const st = s.client.stats();
-  return { requests: st.requests, watches: st.watches, perMinute: Math.round(requestsPerMinute(st) * 10) / 10 };
+  return { requests: st.requests, watches: st.watches, relists: st.relists, perMinute: Math.round(requestsPerMinute(st) * 10) / 10 };
 }
 
 function pickReporter(format: 'text' | 'json', io: Io): Reporter {

@@ -502,9 +502,19 @@ function excludePatternIsValid(p: string): boolean {
   }
 }
 
+/** doublestar.MatchUnvalidated: an error (a pattern such as `{.,[}` gets past validation) is no match. */
+function matchUnvalidated(pattern: string, name: string): boolean {
+  try {
+    return doublestarMatch(pattern, name, false);
+  } catch (e) {
+    if (e instanceof BadPattern) return false;
+    throw e;
+  }
+}
+
 function shouldExclude(filePath: string, patterns: readonly string[]): boolean {
   const base = path.posix.basename(filePath);
-  return patterns.some((p) => doublestarMatch(p, filePath, false) || (!p.includes('/') && doublestarMatch(p, base, false)));
+  return patterns.some((p) => matchUnvalidated(p, filePath) || (!p.includes('/') && matchUnvalidated(p, base)));
 }
 
 /** shouldExcludePath: the pattern may be anchored at the alias root or at the non-glob prefix of `from`. */

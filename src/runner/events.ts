@@ -34,7 +34,7 @@ export type RunEvent =
       message: string;
       hint?: string;
       /** API traffic of the run: plain requests, watch connections, and requests per minute. */
-      api?: { requests: number; watches: number; perMinute: number };
+      api?: { requests: number; watches: number; relists: number; perMinute: number };
     };
 
 export type Emit = (e: RunEvent) => void;
