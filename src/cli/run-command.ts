@@ -1,6 +1,6 @@
-import { requestsPerMinute } from '../cluster/client.js';
+import { requestsPerMinute, type RequestStats } from '../cluster/client.js';
 import { CliError, ExitCode } from '../model/errors.js';
-import type { RunEvent } from '../runner/events.js';
+import type { ApiTraffic, RunEvent } from '../runner/events.js';
 import { openSession, type ClusterFlags, type Session } from '../runner/session.js';
 import { jsonReporter } from '../ui/reporters/json.js';
 import { listrReporter } from '../ui/reporters/listr.js';
@@ -46,11 +46,12 @@ export async function withRun(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const started = Date.now();
+  const waiting = tierTraffic(session);
   let failure: unknown;
   let message = '';
   reporter.onEvent({ type: 'plan', cluster: session.name, command, steps: steps(session), dryRun: !!flags.dryRun });
   try {
-    message = (await body({ session, emit: (e) => reporter.onEvent(e), signal: controller.signal })).message;
+    message = (await body({ session, emit: (e) => (waiting.see(e), reporter.onEvent(e)), signal: controller.signal })).message;
   } catch (e) {
     failure = e;
   } finally {
@@ -65,12 +66,32 @@ export async function withRun(
     durationMs: Date.now() - started,
     message: failure instanceof Error ? failure.message : message,
     ...(failure instanceof CliError && failure.hint ? { hint: failure.hint } : {}),
-    api: apiStats(session),
+    api: { ...apiStats(session), ...waiting.result() },
   });
   await reporter.close();
   if (format === 'text') io.err('\n' + renderSummary(record.record(), io.errStyle));
   if (failure) throw failure;
   return ExitCode.ok;
+}
+
+/** API traffic between the first tier's start and the last tier's end: the cost of waiting on Flux. */
+function tierTraffic(s: Session) {
+  let first: { at: number; st: RequestStats } | null = null;
+  let last: { at: number; st: RequestStats } | null = null;
+  return {
+    see(e: RunEvent) {
+      if ((e.type !== 'step-start' && e.type !== 'step-end') || !e.id.startsWith('tier:')) return;
+      const now = { at: Date.now(), st: s.client.stats() };
+      if (e.type === 'step-start') first ??= now;
+      else last = now;
+    },
+    result(): { waiting?: ApiTraffic & { ms: number } } {
+      if (!first || !last || last.at <= first.at) return {};
+      const ms = last.at - first.at;
+      const requests = last.st.requests - first.st.requests;
+      return { waiting: { ms, requests, watches: last.st.watches - first.st.watches, perMinute: Math.round((requests / ms) * 60_000 * 10) / 10 } };
+    },
+  };
 }
 
 function apiStats(s: Session) {

@@ -14,6 +14,7 @@ import { sortProblems } from '../model/problem.js';
 import { CONFIG_FILE, readConfig } from './config.js';
 import { DEFAULT_SOURCE, discoverClusters, normalizeRepoPath, type ClusterEntry } from './discover.js';
 import { exportRevision, findGitRoot, type ExportedRevision } from './git.js';
+import { ArtifactStore } from './artifacts.js';
 import { FluxScan } from './flux-scan.js';
 import { Builder, findKustomize } from './kustomize.js';
 import { OriginIndex } from './origin.js';
@@ -116,7 +117,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
-    const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan() };
+    const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(), artifacts: new ArtifactStore(work) };
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = builder.spawned;
     lastLoadStats.builds = ctx.seq.n;

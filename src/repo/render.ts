@@ -10,6 +10,8 @@ import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-obje
 import type { BuildOutcome, Builder } from './kustomize.js';
 import { materialize, scanHeader, type BuiltObject, type Header } from './kustomize-output.js';
 import type { OriginIndex } from './origin.js';
+import { parseGenerator } from './artifact-generator.js';
+import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import type { FluxScan } from './flux-scan.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay } from './overlay.js';
@@ -41,6 +43,7 @@ export interface RenderContext {
    */
   scope: 'all' | 'graph';
   fluxScan: FluxScan;
+  artifacts: ArtifactStore;
 }
 
 const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
@@ -219,8 +222,14 @@ class ClusterRenderer {
     return normalizeRepoPath(path.posix.join(this.sourceRoot, normalizeRepoPath(p ?? '')));
   }
 
+  /** Repository-relative; a path inside a generated artifact is mapped back to the repository file it came from. */
   private rel(abs: string): string {
-    return path.relative(this.ctx.root, abs).split(path.sep).join('/');
+    let p = abs;
+    if (abs.startsWith(this.ctx.work + path.sep)) {
+      const src = this.ctx.artifacts.source(abs);
+      p = src !== abs ? src : (this.ctx.artifacts.sourceDir(abs) ?? abs);
+    }
+    return path.relative(this.ctx.root, p).split(path.sep).join('/');
   }
 
   private problem(p: Omit<Problem, 'cluster'>): void {
@@ -229,7 +238,8 @@ class ClusterRenderer {
 
   private originOf(o: BuiltObject, kind: string, name: string, fallbackDir: string): Origin {
     if (!o.file) return { file: fallbackDir, line: null };
-    return { file: this.rel(o.file), line: o.generated ? null : this.ctx.origins.line(o.file, kind, name) };
+    const file = this.ctx.artifacts.source(o.file);
+    return { file: this.rel(file), line: o.generated ? null : this.ctx.origins.line(file, kind, name) };
   }
 
   private async processOutput(built: BuiltObject[], owner: FluxKustomization | null, dirRel: string, release: () => void): Promise<void> {
@@ -282,7 +292,7 @@ class ClusterRenderer {
     const raw = materialize(b.text) as Obj;
     const name = b.header.name;
     const origin = this.originOf(b, 'Kustomization', name, dirRel);
-    const file = b.file && !b.generated ? b.file : null;
+    const file = b.file && !b.generated ? this.ctx.artifacts.source(b.file) : null;
     const doc = file ? this.ctx.origins.doc(file, 'Kustomization', name) : null;
     const dependsOnLine = (dep: string) => {
       if (!file || !doc) return null;
@@ -353,6 +363,11 @@ class ClusterRenderer {
     if (ks.sourceRef.kind === 'GitRepository' && !this.isRootSource(ks.sourceRef) && !this.findObject(ks.sourceRef.kind, ks.sourceRef.name, ks.sourceRef.namespace)) {
       await this.lookEverywhere(() => !this.findObject(ks.sourceRef.kind, ks.sourceRef.name, ks.sourceRef.namespace));
     }
+    if (ks.sourceRef.kind === 'ExternalArtifact') {
+      const artifact = await this.generatedArtifact(ks);
+      if (artifact === 'failed') return;
+      if (artifact) return this.renderFromArtifact(ks, artifact, release);
+    }
     if (!this.inRepo(ks.sourceRef)) {
       const id = `${ks.sourceRef.kind}/${ks.sourceRef.namespace}/${ks.sourceRef.name}`;
       const ext = this.external.get(id) ?? { ref: ks.sourceRef, url: this.sourceUrl(ks.sourceRef), usedBy: [] };
@@ -376,6 +391,11 @@ class ClusterRenderer {
       return;
     }
     ks.repoPath = rel;
+    await this.buildTier(ks, abs, rel, release);
+  }
+
+  /** Builds a tier's directory (deferred under scope 'graph' when it cannot add to the graph) and reads its output. */
+  private async buildTier(ks: FluxKustomization, abs: string, rel: string, release: () => void): Promise<void> {
     const overlay = overlayOf(ks);
     const rk = requestKey(abs, overlay);
     if (this.renderedRequests.has(rk)) return;
@@ -386,6 +406,80 @@ class ClusterRenderer {
       return;
     }
     await this.buildChild(ks, abs, overlay, rel, release);
+  }
+
+  /**
+   * The ExternalArtifact a Kustomization reads, when an ArtifactGenerator of this cluster makes it from this
+   * repository: materialized (see artifacts.ts). Null when it is external; 'failed' when a problem was reported.
+   */
+  private async generatedArtifact(ks: FluxKustomization): Promise<MaterializedArtifact | 'failed' | null> {
+    const ref = ks.sourceRef;
+    if (!this.findGenerator(ref)) await this.lookEverywhere(() => !this.findGenerator(ref));
+    const gen = this.findGenerator(ref);
+    if (!gen) return null;
+    const object = objectId('ArtifactGenerator', ref.namespace, gen.name);
+    const { spec, problems } = parseGenerator(gen.raw);
+    if (!spec || problems.length > 0) {
+      this.problem({
+        code: 'build-failed',
+        severity: 'error',
+        message: `${object} is invalid, so ExternalArtifact ${ref.namespace}/${ref.name} (read by ${ks.key}) is never produced: ${problems.join('; ')}`,
+        file: gen.origin.file,
+        line: gen.origin.line,
+        object,
+      });
+      return 'failed';
+    }
+    const artifact = spec.artifacts.find((a) => a.name === ref.name)!;
+    const sourceDir = path.join(this.ctx.root, this.sourceRoot);
+    const roots = new Map(
+      spec.sources.map((s) => [s.alias, s.kind === 'GitRepository' && this.inRepo({ kind: 'GitRepository', name: s.name, namespace: s.namespace ?? ref.namespace }) ? sourceDir : null]),
+    );
+    const out = this.ctx.artifacts.get(`${ref.namespace}/${gen.name}`, artifact, roots);
+    if (out.ok) {
+      for (const w of out.warnings) {
+        this.problem({ code: 'build-failed', severity: 'warning', message: `${object}, artifact ${artifact.name}: ${w}`, file: gen.origin.file, line: gen.origin.line, object });
+      }
+      return out.artifact;
+    }
+    if (out.external) return null;
+    this.problem({
+      code: 'build-failed',
+      severity: 'error',
+      message: `${object} cannot build artifact ${artifact.name} (read by ${ks.key}): ${out.problems.join('; ')}`,
+      file: gen.origin.file,
+      line: gen.origin.line,
+      object,
+    });
+    return 'failed';
+  }
+
+  private findGenerator(ref: SourceRef): RenderedObject | null {
+    for (const o of this.objects) {
+      if (o.kind !== 'ArtifactGenerator' || !o.apiVersion.startsWith('source.extensions.fluxcd.io/')) continue;
+      if ((o.namespace ?? this.ownerNs(o.owner)) !== ref.namespace) continue;
+      const artifacts = (o.raw as Obj).spec?.artifacts;
+      if (Array.isArray(artifacts) && artifacts.some((a: Obj | null) => a?.name === ref.name)) return o;
+    }
+    return null;
+  }
+
+  /** A tier whose spec.path is inside a generated artifact: built from the artifact's tree, as Flux builds it. */
+  private async renderFromArtifact(ks: FluxKustomization, artifact: MaterializedArtifact, release: () => void): Promise<void> {
+    const sub = normalizeRepoPath(ks.path ?? '');
+    const abs = path.join(artifact.dir, sub);
+    if (sub.includes('${') || path.relative(artifact.dir, abs).startsWith('..') || !isDir(abs)) {
+      this.problem({
+        code: 'path-missing',
+        severity: 'error',
+        message: `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the ${artifact.label} (Flux: kustomization path not found)`,
+        file: ks.origin.file,
+        line: ks.origin.line,
+        object: objectId('Kustomization', ks.namespace, ks.name),
+      });
+      return;
+    }
+    await this.buildTier(ks, abs, this.rel(abs), release);
   }
 
   private async buildChild(ks: FluxKustomization, abs: string, overlay: FluxOverlay, rel: string, release: () => void): Promise<void> {
@@ -430,7 +524,9 @@ class ClusterRenderer {
     const root = this.ctx.root;
     const up = path.relative(path.join(this.ctx.work, 'r1'), root);
     let s = error.split(`${up}/`).join('').split(`${root}/`).join('');
-    s = s.replace(new RegExp(`${this.ctx.work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/r\\d+`, 'g'), '<overlay>');
+    const work = this.ctx.work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    s = s.replace(new RegExp(`${work}/r\\d+`, 'g'), '<overlay>');
+    s = s.replace(new RegExp(`${work}/a\\d+-([^/\\s']+)`, 'g'), '<artifact $1>');
     // kustomize nests one "accumulating resources from X: read X: is a directory: recursed …" per level; the cause
     // is at the end, so drop the nesting.
     for (let prev = ''; prev !== s; ) {

@@ -33,9 +33,18 @@ export type RunEvent =
       durationMs: number;
       message: string;
       hint?: string;
-      /** API traffic of the run: plain requests, watch connections, and requests per minute. */
-      api?: { requests: number; watches: number; relists: number; perMinute: number };
+      /**
+       * API traffic of the run: plain requests, watch connections, relists after 410 Gone, and requests per minute;
+       * `waiting` is the same for the tier steps alone (first tier start to last tier end), when there were any.
+       */
+      api?: ApiTraffic & { relists: number; waiting?: ApiTraffic & { ms: number } };
     };
+
+export interface ApiTraffic {
+  requests: number;
+  watches: number;
+  perMinute: number;
+}
 
 export type Emit = (e: RunEvent) => void;
 

@@ -142,10 +142,20 @@ const cases: Case[] = [
     },
     problems: {},
     more: (_r, c) => {
-      // sourceRef.kind ExternalArtifact (made by an ArtifactGenerator): external, listed, not rendered.
-      const s = c('staging');
-      expect(s.externalSources.map((e) => e.ref.kind)).toEqual(['ExternalArtifact', 'ExternalArtifact']);
-      expect(s.kustomizations.every((k) => k.repoPath === null)).toBe(true);
+      // sourceRef.kind ExternalArtifact, made by clusters/<env>/artifacts.yaml's ArtifactGenerator from this
+      // repository: rendered from the generated artifact, whose `./controllers` is infrastructure/controllers and
+      // whose `./staging` and `./production` are apps/<env> (with apps/base beside them, as `../base/podinfo` needs).
+      for (const env of ['staging', 'production']) {
+        const m = c(env);
+        expect(m.externalSources).toEqual([]);
+        const owned = (owner: string) => m.objects.filter((o) => o.owner === `flux-system/${owner}`).map((o) => `${o.kind}/${o.name} ${o.origin.file}:${o.origin.line}`);
+        expect(owned('infra-controllers')).toContain('HelmRelease/cert-manager infrastructure/controllers/cert-manager.yaml:26');
+        expect(owned('infra-configs')).toContain('ClusterIssuer/letsencrypt infrastructure/configs/cluster-issuers.yaml:5');
+        expect(owned('apps')).toContain('HelmRelease/podinfo apps/base/podinfo/release.yaml:4');
+        // Each environment's values patch reached its own HelmRelease: the two clusters' artifacts differ.
+        const values = m.objects.find((o) => o.kind === 'HelmRelease' && o.name === 'podinfo')!.raw.spec as { values?: unknown };
+        expect(JSON.stringify(values.values)).toContain(env === 'staging' ? 'staging' : 'production');
+      }
     },
   },
   {

@@ -141,6 +141,11 @@ describe.sequential('standup against the testbed', () => {
     const record = JSON.parse(readFileSync(path.join(tb.dir, 'up-record.json'), 'utf8'));
     expect(record.ok).toBe(true);
     expect(record.steps.find((s: { id: string }) => s.id === 'tier:flux-system/apps-vms').result).toBe('ok');
+    // Waiting is done with watches: while the tiers converge, the only requests are the reconcile annotations.
+    const api = r.events.find((e) => e.type === 'run-end')?.api as { waiting?: { requests: number; ms: number; perMinute: number } };
+    process.stderr.write(`[runner] api ${JSON.stringify(api)}\n`);
+    expect(api.waiting?.ms).toBeGreaterThan(0);
+    expect(api.waiting!.requests).toBeLessThanOrEqual(EXAMPLE_TIERS.length + 2);
   });
 
   it('crds twice: the second run reports every object unchanged and writes nothing', async () => {
