@@ -24,6 +24,8 @@ export interface ConvergeOptions {
   now?: () => number;
   /** Upper bound between two looks at the state when nothing changes (timers, logs). */
   tickMs?: number;
+  /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
+  retryBackoff?: { initialMs: number; maxMs: number };
 }
 
 export interface TierOutcome {
@@ -42,6 +44,9 @@ interface Track {
   done: boolean;
   /** A terminal failure earns one more reconcile request before standup gives up (see below). */
   secondChance: boolean;
+  /** Reconcile requests made after transient failures, and when the next one is due. */
+  retries: number;
+  retryAt: number | null;
 }
 
 /**
@@ -54,7 +59,8 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
   const now = o.now ?? Date.now;
   const { graph, plan } = o.ctx;
   const order = plan.kustomizations.map((k) => k.key);
-  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false, secondChance: false }]));
+  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false, secondChance: false, retries: 0, retryAt: null }]));
+  const backoff = o.retryBackoff ?? { initialMs: 2000, maxMs: 30_000 };
   const outcomes: TierOutcome[] = [];
   let first = true;
 
@@ -102,6 +108,18 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         o.emit({ type: 'step-status', id: tierStepId(key), state: 'failed', message: `${statusLine(r)}; asking Flux once more` });
         t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
         continue;
+      }
+      if (r.state === 'progressing' && r.reason === 'ReconciliationFailed' && failureIsCurrent(live, t.requestedAt, source.revision) && !o.dryRun) {
+        // Transient API trouble (the API server restarting, a webhook without endpoints yet): Flux would try again
+        // only after retryInterval (often minutes). Ask again sooner, backing off.
+        t.retryAt ??= now() + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+        if (now() >= t.retryAt) {
+          t.retries++;
+          t.retryAt = null;
+          o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: `${statusLine(r)}; asking Flux again (${t.retries})` });
+          t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
+          continue;
+        }
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
         const { message, hint } = explainFailure(key, r, o.fallback);

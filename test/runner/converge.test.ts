@@ -15,7 +15,7 @@ async function run(flux: FakeFlux, o: { timeoutMs?: number; fallback?: { group: 
   const live = new LiveState(client, ac.signal);
   await live.start();
   try {
-    const outcomes = await converge({ ctx: chain(), client, live, emit: (e) => events.push(e), signal: ac.signal, timeoutFor: () => o.timeoutMs ?? 5000, fallback: o.fallback ?? [], tickMs: 20 });
+    const outcomes = await converge({ ctx: chain(), client, live, emit: (e) => events.push(e), signal: ac.signal, timeoutFor: () => o.timeoutMs ?? 5000, fallback: o.fallback ?? [], tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 } });
     return { outcomes, events };
   } catch (error) {
     return { error: error as Error & { exitCode?: number; hint?: string }, events };
@@ -99,6 +99,32 @@ describe('converge', () => {
     expect(attempts).toBe(2);
     expect(outcomes?.find((x) => x.key === 'flux-system/platform')?.result).toBe('ok');
     expect(events.some((e) => e.type === 'step-status' && e.message.endsWith('asking Flux once more'))).toBe(true);
+  });
+
+  it('asks Flux again, backing off, after transient API failures it would otherwise retry only after retryInterval', async () => {
+    const flux = new FakeFlux();
+    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n, n === 'platform' ? 'new' : 'ready');
+    const requests: number[] = [];
+    flux.onRequest = (key, o) => {
+      requests.push(Date.now());
+      const handled = o.metadata.annotations!['reconcile.fluxcd.io/requestedAt'];
+      if (requests.length <= 3) {
+        flux.ks('platform', 'failed', 'Namespace/platform dry-run failed: Get "https://127.0.0.1:6443/api/v1/namespaces/platform": dial tcp 127.0.0.1:6443: connect: connection refused');
+        const live = flux.objects.get('Kustomization/flux-system/platform')!;
+        (live.status as Record<string, unknown>).lastHandledReconcileAt = handled;
+        flux.put(live);
+      } else flux.ready(key.split('/')[1]!, handled);
+    };
+    const { outcomes, error, events } = await run(flux);
+    expect(error).toBeUndefined();
+    expect(requests).toHaveLength(4);
+    expect(outcomes?.find((x) => x.key === 'flux-system/platform')?.result).toBe('ok');
+    const again = events.filter((e) => e.type === 'step-status' && / asking Flux again \(\d\)$/.test(e.message));
+    expect(again).toHaveLength(3);
+    // Backing off: each wait at least the last one (30, 60, 100 ms), within the timer's tick.
+    const gaps = requests.slice(1).map((t, i) => t - requests[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(25);
+    expect(gaps[2]).toBeGreaterThanOrEqual(90);
   });
 
   it('times out with exit 3, naming the tier and its last status', async () => {
