@@ -36,17 +36,18 @@ export class LiveState {
   /** Resolves on the next change, or after `ms` (so callers can check their timers). */
   changed(ms = 60_000): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      const onAbort = () => done();
-      function done() {
+      // Every way out removes the listener and the waker: a wait that times out (a quiet minute during an API server
+      // restart) must not leave them behind, or a long run piles listeners up on the signal
+      // (MaxListenersExceededWarning on stderr).
+      const done = () => {
         clearTimeout(t);
+        this.signal.removeEventListener('abort', done);
+        this.wakers = this.wakers.filter((w) => w !== done);
         resolve();
-      }
-      this.signal.addEventListener('abort', onAbort, { once: true });
-      this.wakers.push(() => {
-        this.signal.removeEventListener('abort', onAbort);
-        done();
-      });
+      };
+      const t = setTimeout(done, ms);
+      this.signal.addEventListener('abort', done, { once: true });
+      this.wakers.push(done);
     });
   }
 
