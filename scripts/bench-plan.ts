@@ -149,7 +149,10 @@ function parseGraphRows(stdout: string): Graph {
   return { keys: new Set(rows.map((r) => key(r.namespace, r.name))), edges: rows.reduce((n, r) => n + r.dependsOn.length, 0) };
 }
 
-/** `flate get ks -o json`: a list (or {items}) of Kustomization objects or summaries. Never run here yet (see BENCHMARKS.md). */
+/**
+ * `flate get ks -o json` (v0.6.5): a list of summaries {kind, name, namespace, path, prune, sourceRef, targetNamespace,
+ * wait}. It prints no dependsOn, so its edge count is 0 and only the keys can be compared.
+ */
 function parseFlate(stdout: string): Graph {
   const j = JSON.parse(stdout) as unknown;
   const items = (Array.isArray(j) ? j : ((j as { items?: unknown[] }).items ?? [])) as Record<string, unknown>[];
