@@ -266,7 +266,9 @@ const TOOLS: Tool[] = [
       const why = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => l.includes('requires go') || l.includes('error')).pop() : undefined;
       return `not installed${why ? `: ${why.trim()}` : ' (run scripts/bench/setup-peers.sh)'}`;
     },
-    command: (_repo, entry) => [path.join(BENCH_BIN, 'flate'), 'get', 'ks', '--path', entry, '-o', 'json'],
+    // This machine reaches no chart registry: flate (which also resolves every HelmRelease's chart source) fails
+    // those fetches and exits 1 after listing the Kustomizations. One attempt each, so its retry backoff is not timed.
+    command: (_repo, entry) => [path.join(BENCH_BIN, 'flate'), 'get', 'ks', '--path', entry, '-o', 'json', '--no-progress', '--source-retry-attempts', '1'],
     env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
     parse: parseFlate,
   },
