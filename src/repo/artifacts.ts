@@ -3,7 +3,7 @@
 // artifact's own tree, where a relative path that leaves the artifact fails as it does in Flux. Files keep a map
 // back to the repository, so origins (file:line) name the file a person edits.
 import path from 'node:path';
-import { materializeArtifact, planArtifact, type GeneratedArtifact } from './artifact-generator.js';
+import { materializeArtifact, planArtifact, type GeneratedArtifact } from './artifact-generator/index.js';
 
 export interface MaterializedArtifact {
   /** Absolute directory holding the artifact's files. */

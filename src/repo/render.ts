@@ -10,7 +10,7 @@ import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-obje
 import type { BuildOutcome, Builder } from './kustomize.js';
 import { materialize, scanHeader, type BuiltObject, type Header } from './kustomize-output.js';
 import type { OriginIndex } from './origin.js';
-import { parseGenerator } from './artifact-generator.js';
+import { parseGenerator } from './artifact-generator/index.js';
 import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import type { FluxScan } from './flux-scan.js';
 import type { Prescreen } from './prescreen.js';

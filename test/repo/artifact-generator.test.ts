@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   materializeArtifact, parseGenerator, planArtifact, type ArtifactCopy, type GeneratedArtifact,
-} from '../../src/repo/artifact-generator.js';
+} from '../../src/repo/artifact-generator/index.js';
 
 // The expected copy results were checked against source-watcher's own builder.go (825fa15) run on the same tree.
 
