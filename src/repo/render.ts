@@ -8,15 +8,15 @@ import { objectId } from '../model/ref.js';
 import { normalizeRepoPath, type ClusterEntry } from './discover.js';
 import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-object.js';
 import type { BuildOutcome, Builder } from './kustomize.js';
-import { materialize, scanHeader, type BuiltObject, type Header } from './kustomize-output.js';
+import { materialize, type BuiltObject, type Header } from './kustomize-output.js';
 import type { OriginIndex } from './origin.js';
 import { parseGenerator } from './artifact-generator/index.js';
 import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import type { FluxScan } from './flux-scan.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay } from './overlay.js';
-import { addVar, optedOut, substituteText, type Vars } from './substitute.js';
-import { yamlErrors, yamlFilesUnder } from './yaml-check.js';
+import { missingSources, postBuildVars, substituteObjects } from './postbuild.js';
+import { buildFailedProblems } from './build-problems.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -264,8 +264,7 @@ class ClusterRenderer {
       // a variable is undefined.
       const pb = substituter;
       if (this.missingSources(pb, items)) await this.lookEverywhere(() => this.missingSources(pb, items));
-      const vars = this.varsFor(substituter, items);
-      if (vars) items = this.substitute(items, vars, substituter);
+      items = this.substitute(items, substituter);
     }
     const base = (owner && this.rank.get(owner)) || [];
     for (const [i, b] of items.entries()) {
@@ -492,126 +491,20 @@ class ClusterRenderer {
   }
 
   private buildFailed(built: PathBuild, error: string, ks: FluxKustomization | null): void {
-    const dirRel = this.rel(built.dir) || '.';
-    const tier = ks ? `tier ${ks.key}` : `entry of cluster ${this.entry.name}`;
-    this.problem({
-      code: 'build-failed',
-      severity: 'error',
-      message: `kustomize build of ${dirRel} failed while rendering ${tier}: ${this.trimError(error)}`,
-      file: ks ? ks.origin.file : dirRel,
-      line: ks ? ks.origin.line : null,
-      object: ks ? objectId('Kustomization', ks.namespace, ks.name) : null,
-    });
-    // Point at malformed YAML precisely: files kustomize named, or that Flux's generated kustomization lists.
-    const candidates = new Set<string>(built.generated ? built.files : []);
-    for (const f of yamlFilesUnder(built.dir)) if (error.includes(path.basename(f))) candidates.add(f);
-    for (const f of [...candidates].sort()) {
-      // The first error of a file is the one to fix; the parser's follow-on errors are noise.
-      for (const e of yamlErrors(f).slice(0, 1)) {
-        this.problem({
-          code: 'yaml-invalid',
-          severity: 'error',
-          message: `${this.rel(e.file)}:${e.line}:${e.col}: ${e.message}`,
-          file: this.rel(e.file),
-          line: e.line,
-          object: ks ? objectId('Kustomization', ks.namespace, ks.name) : null,
-        });
-      }
-    }
+    const problems = buildFailedProblems({ dir: built.dir, generated: built.generated, files: built.files, error, ks, entryName: this.entry.name, root: this.ctx.root, work: this.ctx.work, rel: (abs) => this.rel(abs) });
+    for (const p of problems) this.problem(p);
   }
 
-  private trimError(error: string): string {
-    const root = this.ctx.root;
-    const up = path.relative(path.join(this.ctx.work, 'r1'), root);
-    let s = error.split(`${up}/`).join('').split(`${root}/`).join('');
-    const work = this.ctx.work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    s = s.replace(new RegExp(`${work}/r\\d+`, 'g'), '<overlay>');
-    s = s.replace(new RegExp(`${work}/a\\d+-([^/\\s']+)`, 'g'), '<artifact $1>');
-    // kustomize nests one "accumulating resources from X: read X: is a directory: recursed …" per level; the cause
-    // is at the end, so drop the nesting.
-    for (let prev = ''; prev !== s; ) {
-      prev = s;
-      s = s.replace(
-        /accumulating resources: accumulation err='accumulating resources from '[^']*': (read [^:]*: is a directory|'[^']*' must resolve to a file)': recursed (accumulation of|merging from) path '[^']*': /,
-        '',
-      );
-    }
-    s = s.replace(/\s+/g, ' ').trim();
-    return s.length > 600 ? `${s.slice(0, 200)} … ${s.slice(-380)}` : s;
-  }
-
-  /** Variables for a Kustomization's postBuild, or null when Flux would skip substitution. */
   private missingSources(ks: FluxKustomization, extra: BuiltObject[]): boolean {
-    return ks.postBuild!.substituteFrom.some((ref) => !this.findObject(ref.kind, ref.name, ks.namespace, extra));
+    return missingSources(ks, (kind, name, ns) => this.findObject(kind, name, ns, extra));
   }
 
-  private varsFor(ks: FluxKustomization, extra: BuiltObject[]): { vars: Vars; unknownFrom: string[] } | null {
-    const pb = ks.postBuild!;
-    const known = new Map<string, string>();
-    const unknownFrom: string[] = [];
-    for (const ref of pb.substituteFrom) {
-      const o = this.findObject(ref.kind, ref.name, ks.namespace, extra);
-      if (!o) {
-        if (!ref.optional) unknownFrom.push(`${ref.kind}/${ks.namespace}/${ref.name} (not in the repository)`);
-        continue;
-      }
-      if (ref.kind === 'Secret') {
-        if (o.sops !== undefined) {
-          unknownFrom.push(`Secret/${ks.namespace}/${ref.name} (SOPS-encrypted)`);
-          continue;
-        }
-        for (const [k, v] of Object.entries((o.data ?? {}) as Obj)) addVar(known, k, Buffer.from(String(v), 'base64').toString('utf8'));
-        for (const [k, v] of Object.entries((o.stringData ?? {}) as Obj)) addVar(known, k, v);
-      } else {
-        for (const [k, v] of Object.entries((o.data ?? {}) as Obj)) addVar(known, k, v);
-      }
-    }
-    for (const [k, v] of Object.entries(pb.substitute)) addVar(known, k, v);
-    const always = (ks.raw.spec as Obj | undefined)?.postBuild?.substituteStrategy === 'Always';
-    if (known.size === 0 && unknownFrom.length === 0 && !always) return null;
-    return { vars: { known, hasUnknown: unknownFrom.length > 0 }, unknownFrom };
-  }
-
-  /** Substitutes each object's YAML text, as kustomize-controller runs envsubst over each resource's YAML. */
-  private substitute(items: BuiltObject[], { vars, unknownFrom }: { vars: Vars; unknownFrom: string[] }, ks: FluxKustomization): BuiltObject[] {
-    const unknownVars = new Set<string>();
-    const out = items.map((b) => {
-      if (optedOut(b.header) || !b.text.includes('${')) return b;
-      const r = substituteText(b.text, vars);
-      const header = r.text === b.text ? b.header : scanHeader(r.text);
-      const id = objectId(header.kind, header.namespace, header.name);
-      for (const i of r.issues) {
-        if (i.kind === 'unknown') {
-          unknownVars.add(i.variable);
-          continue;
-        }
-        const origin = this.originOf(b, b.header.kind, b.header.name, ks.repoPath ?? '');
-        this.problem({
-          code: 'unresolved-substitution',
-          severity: 'error',
-          message:
-            i.kind === 'undefined'
-              ? `\${${i.variable}} is not defined for ${id}: Flux's strict postBuild substitution in ${ks.key} fails (variable not set (strict mode): "${i.variable}")`
-              : `${id}: ${i.message} (postBuild of ${ks.key})`,
-          file: origin.file,
-          line: origin.line,
-          object: id,
-        });
-      }
-      return { ...b, text: r.text, header };
-    });
-    if (unknownVars.size) {
-      const names = [...unknownVars].sort();
-      this.problem({
-        code: 'unresolved-substitution',
-        severity: 'warning',
-        message: `${names.length} variable(s) used under ${ks.key} are not defined in the repository and may come from ${unknownFrom.join(', ')}: ${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}`,
-        file: ks.origin.file,
-        line: ks.origin.line,
-        object: objectId('Kustomization', ks.namespace, ks.name),
-      });
-    }
-    return out;
+  private substitute(items: BuiltObject[], ks: FluxKustomization): BuiltObject[] {
+    const vars = postBuildVars(ks, (kind, name, ns) => this.findObject(kind, name, ns, items));
+    if (!vars) return items;
+    const r = substituteObjects(items, vars, ks, (b) => this.originOf(b, b.header.kind, b.header.name, ks.repoPath ?? ''));
+    for (const p of r.problems) this.problem(p);
+    return r.items;
   }
 }
 

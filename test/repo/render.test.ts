@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterModel, FluxKustomization } from '../../src/model/flux.js';
 import { loadRepository, type LoadedRepository } from '../../src/repo/load.js';
 import { fixture } from './helpers.js';
