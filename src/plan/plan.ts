@@ -11,6 +11,8 @@ export interface PlannedKustomization {
   /** null when the Kustomization sits on or behind a dependsOn cycle. */
   level: number | null;
   file: string;
+  /** The source it reads, `Kind/namespace/name` (a GitRepository, an ExternalArtifact, an OCIRepository...). */
+  source: string;
 }
 
 export interface ClusterPlan {
@@ -55,6 +57,7 @@ function describe(ks: FluxKustomization, index: Map<string, number>): PlannedKus
     parent: ks.parent,
     level: index.get(ks.key) ?? null,
     file: ks.origin.file,
+    source: `${ks.sourceRef.kind}/${ks.sourceRef.namespace}/${ks.sourceRef.name}`,
   };
 }
 

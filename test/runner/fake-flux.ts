@@ -56,8 +56,12 @@ export class FakeFlux implements Partial<ClusterClient> {
     while (!signal.aborted) {
       yield new Map([...this.objects].filter(([k]) => k.startsWith(`${kind.kind}/`)).map(([k, v]) => [k.slice(kind.kind.length + 1), structuredClone(v)]));
       await new Promise<void>((r) => {
-        this.listeners.push(r);
-        signal.addEventListener('abort', () => r(), { once: true });
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          r();
+        };
+        this.listeners.push(done);
+        signal.addEventListener('abort', done, { once: true });
       });
     }
   }
