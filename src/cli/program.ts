@@ -40,7 +40,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 Examples:
   standup plan                          every cluster in tiers.yaml (or discovered from flux-system/gotk-sync.yaml)
   standup plan --cluster prod -o json   for automation: {"clusters":[{"name","levels","tiers","kustomizations"}]}
-  standup plan --path clusters/dev      an entry path, without tiers.yaml`)
+  standup plan --path clusters/dev      an entry path, without tiers.yaml
+
+plan renders only the tiers whose files can hold a Flux Kustomization, so a broken app leaf does not slow it down
+or show up here: \`standup check\` renders every tier and reports every problem.`)
     .action(async (_o, cmd) => run(async () => (await import('./commands/plan.js')).plan(globals(cmd), io))());
 
   program
