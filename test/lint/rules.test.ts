@@ -70,6 +70,43 @@ describe('runtime-crd', () => {
     expect(problems.map((p) => p.object)).toEqual(['VolumeSnapshotClass/vsc']);
   });
 
+  describe('a CRD group a HelmRelease of the cluster probably installs (chart named like the group)', () => {
+    const hr = (name: string, owner: string, spec: Record<string, unknown> = { chart: { spec: { chart: name } } }) =>
+      obj('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, owner, { spec });
+    const issuer = (owner: string) => obj('cert-manager.io/v1', 'ClusterIssuer', 'letsencrypt', owner);
+    const tiers = () => [ks('controllers'), ks('configs', { dependsOn: ['controllers'] }), ks('other')];
+    const run = (objects: ReturnType<typeof obj>[]) => lint({ clusters: [plan(cluster('dev', tiers(), objects))], config: config() }).filter((p) => p.code === 'runtime-crd');
+
+    it('accepts it from a tier the resource depends on', () => {
+      expect(run([hr('cert-manager', 'flux-system/controllers'), issuer('flux-system/configs')])).toEqual([]);
+    });
+
+    it('reports the same-tier HelmRelease as the deadlock it is on a cold start', () => {
+      const [p, ...rest] = run([hr('cert-manager', 'flux-system/controllers'), issuer('flux-system/controllers')]);
+      expect(rest).toEqual([]);
+      expect(p?.severity).toBe('error');
+      expect(p?.message).toContain('HelmRelease/cert-manager (chart cert-manager) in the same tier flux-system/controllers');
+      expect(p?.message).toContain('dependsOn: [{name: controllers}]');
+      expect(p?.message).toContain('externalCrds: [cert-manager.io]');
+    });
+
+    it('warns, naming the dependsOn to add, when it sits in a tier the resource does not depend on', () => {
+      const [p] = run([hr('cert-manager', 'flux-system/other'), issuer('flux-system/configs')]);
+      expect(p?.severity).toBe('warning');
+      expect(p?.message).toContain('Add dependsOn: [{name: other}] to flux-system/configs');
+    });
+
+    it("matches an OCI chart by its repository's name, and never a generic label", () => {
+      const oci = obj('source.toolkit.fluxcd.io/v1', 'OCIRepository', 'charts', 'flux-system/controllers', { spec: { url: 'oci://ghcr.io/x/charts/cert-manager' } });
+      const byOci = hr('certs', 'flux-system/controllers', { chartRef: { kind: 'OCIRepository', name: 'charts' } });
+      expect(run([oci, byOci, issuer('flux-system/configs')])).toEqual([]);
+      // A release called "gateway" says nothing about gateway.networking.k8s.io: the plain unknown-origin warning.
+      const [p] = run([hr('gateway', 'flux-system/controllers'), obj('gateway.networking.k8s.io/v1', 'Gateway', 'gw', 'flux-system/configs')]);
+      expect(p?.severity).toBe('warning');
+      expect(p?.message).toContain('if a HelmRelease chart or an operator installs it');
+    });
+  });
+
   it.each([['StorageProfile', 'storageprofiles'], ['Ingress', 'ingresses'], ['Policy', 'policies'], ['Gateway', 'gateways'], ['Mesh', 'meshes']])(
     'plural of %s is %s', (kind, plural) => expect(pluralGuess(kind)).toBe(plural));
 });

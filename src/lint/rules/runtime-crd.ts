@@ -5,6 +5,7 @@ import type { Problem } from '../../model/problem.js';
 import { groupOf, objectId, splitKey } from '../../model/ref.js';
 import { isBuiltinGroup, isFluxGroup } from '../builtin-groups.js';
 import type { Rule } from '../rule.js';
+import { chartInstallers, type ChartInstaller } from '../chart-installers.js';
 
 // Every custom resource's CRD exists before its tier's dry-run: applied by the same tier, by a tier it depends on,
 // by an ancestor, built in, or declared installed some other way. A CRD an operator creates at runtime is
@@ -32,7 +33,8 @@ export const runtimeCrdRule: Rule = {
 function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig): Problem[] {
   const crds = crdsInGit(cluster.objects);
   const problems: Problem[] = [];
-  const unknown = new Map<string, { owner: string; kinds: Set<string>; first: RenderedObject; count: number }>();
+  const unknown = new Map<string, { owner: string; kinds: Set<string>; first: RenderedObject; count: number; installers: ChartInstaller[] }>();
+  const installersOf = new Map<string, ChartInstaller[]>();
 
   for (const obj of cluster.objects) {
     if (obj.kind === 'CustomResourceDefinition' || obj.owner === null) continue;
@@ -43,7 +45,8 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
     const origin = originOf(cluster, config, crds, group, obj.kind);
     if (origin === null) {
       const k = `${obj.owner}\0${group}`;
-      const entry = unknown.get(k) ?? { owner: obj.owner, kinds: new Set<string>(), first: obj, count: 0 };
+      if (!installersOf.has(group)) installersOf.set(group, chartInstallers(cluster, group));
+      const entry = unknown.get(k) ?? { owner: obj.owner, kinds: new Set<string>(), first: obj, count: 0, installers: installersOf.get(group)! };
       entry.kinds.add(obj.kind);
       entry.count++;
       unknown.set(k, entry);
@@ -53,8 +56,13 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
     if (problem) problems.push(problem);
   }
 
-  for (const { owner, kinds, first, count } of unknown.values()) {
+  for (const { owner, kinds, first, count, installers } of unknown.values()) {
     const group = groupOf(first.apiVersion);
+    if (installers.length > 0) {
+      const p = checkChartOrder(graph, owner, [...kinds].sort(), first, count, group, installers);
+      if (p) problems.push({ ...p, cluster: cluster.name });
+      continue;
+    }
     problems.push({
       code: 'runtime-crd',
       severity: 'warning',
@@ -165,6 +173,43 @@ function checkOrder(cluster: ClusterModel, graph: Graph, obj: RenderedObject, or
     ...base,
     severity: 'error',
     message: `${id} is applied by ${tier}, but ${why}. ${move}`,
+  };
+}
+
+/**
+ * A group whose CRDs a HelmRelease of the cluster probably installs (chart-installers.ts): fine from a tier the
+ * resource's tier depends on (or an ancestor, or the entry path); a deadlock from the same tier, as Flux dry-runs
+ * the resource before the HelmRelease exists; only a warning from an unrelated tier, as the match is by name.
+ */
+function checkChartOrder(graph: Graph, tier: string, kinds: string[], first: RenderedObject, count: number, group: string, installers: ChartInstaller[]): Omit<Problem, 'cluster'> | null {
+  const deps = transitiveDeps(graph, tier);
+  const above = new Set(ancestors(graph, tier));
+  if (installers.some((i) => i.owner === null || (i.owner !== tier && (deps.has(i.owner) || above.has(i.owner))))) return null;
+  const id = objectId(first.kind, first.namespace, first.name);
+  const what = `${count > 1 ? `${id} and ${count - 1} more resource(s)` : id} of ${kinds.join(', ')} (${group})`;
+  const base = { code: 'runtime-crd' as const, file: first.origin.file, line: first.origin.line, object: id };
+  const same = installers.find((i) => i.owner === tier);
+  if (same) {
+    return {
+      ...base,
+      severity: 'error',
+      message:
+        `${what}: no CRD for ${group} is in git, and ${same.release} (chart ${same.chart}) in the same tier ${tier} ` +
+        `looks like its installer. Flux dry-runs every object of a tier before applying any, so on a cold start the ` +
+        `HelmRelease is never applied and the CRD never installed. Move the resource(s) to a new tier with ` +
+        `dependsOn: [{name: ${splitKey(tier).name}}] (and wait: true on ${tier}); or, if the CRDs are installed some ` +
+        `other way (a bootstrap step), declare externalCrds: [${group}] in tiers.yaml.`,
+    };
+  }
+  const other = installers.find((i) => i.owner !== null)!;
+  return {
+    ...base,
+    severity: 'warning',
+    message:
+      `${what}: no CRD for ${group} is in git; ${other.release} (chart ${other.chart}) in ${other.owner} looks like its ` +
+      `installer, and ${tier} does not depend on it, so its dry-run fails until that chart happens to be installed. ` +
+      `Add dependsOn: [{name: ${splitKey(other.owner!).name}${sameNs(other.owner!, tier) ? '' : `, namespace: ${splitKey(other.owner!).namespace}`}}] ` +
+      `to ${tier}, or declare externalCrds: [${group}] in tiers.yaml if it is installed some other way.`,
   };
 }
 
