@@ -27,6 +27,11 @@ export interface Problem {
   /** `Kind/namespace/name`, or `Kind/name` for cluster-scoped objects. */
   object: string | null;
   cluster: string | null;
+  /**
+   * runtime-crd only: the tiers.yaml `externalCrds` entry that declares the CRD installed outside Flux, when that is
+   * one way to resolve the problem.
+   */
+  externalCrd?: string;
 }
 
 export const isError = (p: Problem): boolean => p.severity === 'error';

@@ -16,5 +16,22 @@ export function renderProblemsText(problems: Problem[], clusterCount: number, st
     problems.length === 0
       ? style.green(`✔ no problems in ${clusterCount} cluster(s)`)
       : `${errors ? style.red(`✗ ${errors} error(s)`) : '✔ 0 errors'}, ${warnings} warning(s) in ${clusterCount} cluster(s)`;
-  return [...blocks, summary].join('\n\n') + '\n';
+  return [...blocks, summary, ...externalCrdsHint(problems, style)].join('\n\n') + '\n';
+}
+
+/**
+ * Many runtime-crd findings on a large repository usually have one cause: CRDs installed before Flux (a bootstrap
+ * helmfile). Offer the single tiers.yaml line that declares them, most frequent group first.
+ */
+function externalCrdsHint(problems: Problem[], style: Style): string[] {
+  const count = new Map<string, number>();
+  for (const p of problems) if (p.externalCrd) count.set(p.externalCrd, (count.get(p.externalCrd) ?? 0) + 1);
+  const n = [...count.values()].reduce((a, b) => a + b, 0);
+  if (n < 3) return [];
+  const groups = [...count].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([g]) => g);
+  return [
+    `${n} runtime-crd finding(s) concern CRDs of ${groups.length} group(s) that no tier applies from git. If they are ` +
+      `installed outside Flux (a bootstrap step), one line in tiers.yaml declares them:\n` +
+      style.cyan(`  externalCrds: [${groups.join(', ')}]`),
+  ];
 }

@@ -104,6 +104,7 @@ describe('runtime-crd', () => {
       const [p] = run([hr('gateway', 'flux-system/controllers'), obj('gateway.networking.k8s.io/v1', 'Gateway', 'gw', 'flux-system/configs')]);
       expect(p?.severity).toBe('warning');
       expect(p?.message).toContain('if a HelmRelease chart or an operator installs it');
+      expect(p?.externalCrd).toBe('gateway.networking.k8s.io');
     });
   });
 

@@ -60,7 +60,7 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
     const group = groupOf(first.apiVersion);
     if (installers.length > 0) {
       const p = checkChartOrder(graph, owner, [...kinds].sort(), first, count, group, installers);
-      if (p) problems.push({ ...p, cluster: cluster.name });
+      if (p) problems.push({ ...p, cluster: cluster.name, externalCrd: group });
       continue;
     }
     problems.push({
@@ -74,6 +74,7 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
       line: first.origin.line,
       object: objectId(first.kind, first.namespace, first.name),
       cluster: cluster.name,
+      externalCrd: group,
     });
   }
   return problems;
