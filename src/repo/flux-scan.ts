@@ -4,20 +4,19 @@
 // objects (a substituteFrom ConfigMap, a source's URL), which on the corpus is never. Every doubt answers "yes":
 // remote bases, Helm charts, generator or transformer plugins, unreadable or missing inputs (so kustomize reports
 // them). Patches, replacements and configMapGenerators cannot create a Kustomization, so they are not read.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { KUSTOMIZATION_FILES, generatedResources, hasKustomizationFile } from './overlay.js';
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { isRemote, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
+import { generatedResources, hasKustomizationFile } from './overlay.js';
 
 const FLUX_KUSTOMIZE_API = 'kustomize.toolkit.fluxcd.io';
-const isRemote = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^(git@|github\.com\/|gitlab\.com\/)/.test(s) || s.includes('?ref=');
 const OPAQUE_FIELDS = ['helmCharts', 'helmChartInflationGenerator', 'helmGlobals', 'generators', 'transformers', 'validators'];
 
 export class FluxScan {
   private dirs = new Map<string, boolean>();
   private files = new Map<string, boolean>();
+
+  constructor(private readonly kustomizations: KustomizationFiles) {}
 
   /** True when building `dir` (absolute) with these spec.components (relative to `dir`) may apply a Flux Kustomization. */
   mayApplyKustomizations(dir: string, components: readonly string[] = []): boolean {
@@ -37,17 +36,13 @@ export class FluxScan {
   }
 
   private kustomizationMay(dir: string): boolean {
-    const kf = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).find(isFile);
-    if (!kf) return true; // kustomize fails on a resource directory without one; let it say so
-    let k: Obj;
-    try {
-      k = parse(readFileSync(kf, 'utf8'), { uniqueKeys: false }) as Obj;
-    } catch {
-      return true;
-    }
+    const read = this.kustomizations.read(dir);
+    // No kustomization file: kustomize fails on such a resource directory, so let it say so. Unreadable: the same.
+    if (read === null || read === 'unparseable') return true;
+    const k = read.doc as Obj;
     if (!k || typeof k !== 'object' || Array.isArray(k)) return true;
     if (OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
-    for (const r of [...list(k.resources), ...list(k.bases), ...list(k.components)]) {
+    for (const r of objectRefs(k)) {
       if (isRemote(r)) return true;
       const p = path.resolve(dir, r);
       if (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)) return true;
@@ -69,20 +64,4 @@ export class FluxScan {
   }
 }
 
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+const isDirectory = (p: string): boolean => statSafe(p)?.isDirectory() ?? false;

@@ -16,6 +16,7 @@ import { DEFAULT_SOURCE, discoverClusters, normalizeRepoPath, type ClusterEntry 
 import { exportRevision, findGitRoot, type ExportedRevision } from './git.js';
 import { ArtifactStore } from './artifacts.js';
 import { FluxScan } from './flux-scan.js';
+import { KustomizationFiles } from './kustomization-file.js';
 import { Builder, findKustomize } from './kustomize.js';
 import { OriginIndex } from './origin.js';
 import { Prescreen } from './prescreen.js';
@@ -117,7 +118,8 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
-    const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(), artifacts: new ArtifactStore(work) };
+    const kustomizations = new KustomizationFiles();
+    const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(kustomizations), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(kustomizations), artifacts: new ArtifactStore(work) };
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = builder.spawned;
     lastLoadStats.builds = ctx.seq.n;

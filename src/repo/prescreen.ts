@@ -1,17 +1,14 @@
 // A cheap static look at a kustomization tree for inputs that do not exist (a configMapGenerator file, a resource,
 // a component). Such a build will fail; building it alone keeps it from failing a whole batch (see kustomize.ts).
 // This is only a scheduling hint: kustomize still decides, and its error is what gets reported.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { KUSTOMIZATION_FILES } from './overlay.js';
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-const isRemote = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^(git@|github\.com\/|gitlab\.com\/)/.test(s);
+import { isRemote, list, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
 
 export class Prescreen {
   private cache = new Map<string, boolean>();
+
+  constructor(private readonly files: KustomizationFiles) {}
 
   /** True when `dir`'s kustomization tree (or one of `files`) refers to something missing or unreadable. */
   suspect(dir: string, files: string[] = []): boolean {
@@ -32,18 +29,13 @@ export class Prescreen {
   }
 
   private check(dir: string): boolean {
-    const kf = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).find((f) => existsSync(f));
-    if (!kf) return false;
-    let k: Obj;
-    try {
-      k = (parse(readFileSync(kf, 'utf8'), { uniqueKeys: false }) ?? {}) as Obj;
-    } catch {
-      return true;
-    }
+    const read = this.files.read(dir);
+    if (read === null) return false;
+    if (read === 'unparseable') return true;
+    const k = (read.doc ?? {}) as Obj;
     if (typeof k !== 'object') return true;
     if (k.helmCharts || k.helmChartInflationGenerator) return true;
-    const refs = [...list(k.resources), ...list(k.bases), ...list(k.components)];
-    for (const r of refs) {
+    for (const r of objectRefs(k)) {
       // A remote base needs the network and may be slow or fail: build it on its own.
       if (isRemote(r)) return true;
       const p = path.resolve(dir, r);
@@ -64,13 +56,4 @@ export class Prescreen {
   }
 }
 
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object') : []);
-
-function statSafe(p: string) {
-  try {
-    return statSync(p);
-  } catch {
-    return null;
-  }
-}

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FluxScan } from '../../src/repo/flux-scan.js';
+import { KustomizationFiles } from '../../src/repo/kustomization-file.js';
 import { lastLoadStats, loadRepository } from '../../src/repo/load.js';
 import { cleanupRepos, cm, devTiers, ks, makeRepo } from './helpers.js';
 
@@ -12,7 +13,7 @@ const deploy = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadat
 describe('FluxScan: can a build yield a Flux Kustomization?', () => {
   const scan = (files: Record<string, string>, dir: string, components: string[] = []) => {
     const root = makeRepo(files);
-    return new FluxScan().mayApplyKustomizations(path.join(root, dir), components);
+    return new FluxScan(new KustomizationFiles()).mayApplyKustomizations(path.join(root, dir), components);
   };
 
   it('no for a leaf app: plain objects, patches and generators cannot create one', () => {

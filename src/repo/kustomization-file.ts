@@ -1,0 +1,51 @@
+// Reads the kustomization file of a directory once per load, for the two static walkers over kustomization trees:
+// prescreen.ts (will this build fail?) and flux-scan.ts (can it yield a Flux Kustomization?).
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { KUSTOMIZATION_FILES } from './overlay.js';
+
+export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** `null`: the directory has no kustomization file; `'unparseable'`: not YAML; else the parsed document, as is. */
+export type KustomizationRead = { doc: unknown } | 'unparseable' | null;
+
+export class KustomizationFiles {
+  private cache = new Map<string, KustomizationRead>();
+
+  read(dir: string): KustomizationRead {
+    let hit = this.cache.get(dir);
+    if (hit === undefined) {
+      hit = load(dir);
+      this.cache.set(dir, hit);
+    }
+    return hit;
+  }
+}
+
+function load(dir: string): KustomizationRead {
+  const file = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).find((f) => statSafe(f)?.isFile());
+  if (!file) return null;
+  try {
+    return { doc: parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as unknown };
+  } catch {
+    return 'unparseable';
+  }
+}
+
+/** resources, bases and components: every reference a kustomization accumulates objects from. */
+export const objectRefs = (k: Obj): string[] => [...list(k.resources), ...list(k.bases), ...list(k.components)];
+
+/** A remote base (a URL, a git host path, or a `?ref=`): it needs the network, and no local walk can follow it. */
+export const isRemote = (s: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^(git@|github\.com\/|gitlab\.com\/)/.test(s) || s.includes('?ref=');
+
+export const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+export function statSafe(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
+}
