@@ -39,15 +39,23 @@ function names(hr: RenderedObject, objects: readonly RenderedObject[]): string[]
   return [...new Set(out.filter((n): n is string => typeof n === 'string' && n !== '').map((n) => n.split('/').pop()!.toLowerCase()))];
 }
 
-/** HelmReleases of the cluster whose name or chart matches a label of `group`. */
-export function chartInstallers(cluster: ClusterModel, group: string): ChartInstaller[] {
-  const labels = group.toLowerCase().split('.').filter((l) => !GENERIC.has(l));
-  if (labels.length === 0) return [];
-  const out: ChartInstaller[] = [];
-  for (const o of cluster.objects) {
-    if (o.kind !== 'HelmRelease' || !o.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) continue;
-    const hit = names(o, cluster.objects).find((n) => labels.includes(n) || labels.includes(trimSuffix(n)));
-    if (hit) out.push({ release: objectId('HelmRelease', o.namespace, o.name), owner: o.owner, chart: hit });
-  }
-  return out;
+/**
+ * A lookup of the cluster's HelmReleases whose name or chart matches a label of a group. The releases' names are
+ * gathered once per cluster, on the first question, not once per group asked about.
+ */
+export function chartInstallers(cluster: ClusterModel): (group: string) => ChartInstaller[] {
+  let releases: { release: string; owner: string | null; names: string[] }[] | undefined;
+  return (group) => {
+    const labels = group.toLowerCase().split('.').filter((l) => !GENERIC.has(l));
+    if (labels.length === 0) return [];
+    releases ??= cluster.objects
+      .filter((o) => o.kind === 'HelmRelease' && o.apiVersion.startsWith('helm.toolkit.fluxcd.io/'))
+      .map((o) => ({ release: objectId('HelmRelease', o.namespace, o.name), owner: o.owner, names: names(o, cluster.objects) }));
+    const out: ChartInstaller[] = [];
+    for (const r of releases) {
+      const hit = r.names.find((n) => labels.includes(n) || labels.includes(trimSuffix(n)));
+      if (hit) out.push({ release: r.release, owner: r.owner, chart: hit });
+    }
+    return out;
+  };
 }

@@ -34,7 +34,7 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
   const crds = crdsInGit(cluster.objects);
   const problems: Problem[] = [];
   const unknown = new Map<string, { owner: string; kinds: Set<string>; first: RenderedObject; count: number; installers: ChartInstaller[] }>();
-  const installersOf = new Map<string, ChartInstaller[]>();
+  const installersOf = chartInstallers(cluster);
 
   for (const obj of cluster.objects) {
     if (obj.kind === 'CustomResourceDefinition' || obj.owner === null) continue;
@@ -45,8 +45,7 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
     const origin = originOf(cluster, config, crds, group, obj.kind);
     if (origin === null) {
       const k = `${obj.owner}\0${group}`;
-      if (!installersOf.has(group)) installersOf.set(group, chartInstallers(cluster, group));
-      const entry = unknown.get(k) ?? { owner: obj.owner, kinds: new Set<string>(), first: obj, count: 0, installers: installersOf.get(group)! };
+      const entry = unknown.get(k) ?? { owner: obj.owner, kinds: new Set<string>(), first: obj, count: 0, installers: installersOf(group) };
       entry.kinds.add(obj.kind);
       entry.count++;
       unknown.set(k, entry);
