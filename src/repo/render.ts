@@ -377,16 +377,7 @@ class ClusterRenderer {
     const rel = this.resolve(ks.path);
     const abs = path.join(this.ctx.root, rel);
     if ((ks.path ?? '').includes('${') || !isDir(abs)) {
-      this.problem({
-        code: 'path-missing',
-        severity: 'error',
-        message: (ks.path ?? '').includes('${')
-          ? `Kustomization ${ks.key}: spec.path "${ks.path}" still holds a variable after postBuild substitution, so the path does not exist (Flux: kustomization path not found)`
-          : `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the repository (Flux: kustomization path not found)`,
-        file: ks.origin.file,
-        line: ks.origin.line,
-        object: objectId('Kustomization', ks.namespace, ks.name),
-      });
+      this.pathMissing(ks, (ks.path ?? '').includes('${') ? 'still holds a variable after postBuild substitution, so the path does not exist' : 'does not exist in the repository');
       return;
     }
     ks.repoPath = rel;
@@ -468,17 +459,21 @@ class ClusterRenderer {
     const sub = normalizeRepoPath(ks.path ?? '');
     const abs = path.join(artifact.dir, sub);
     if (sub.includes('${') || path.relative(artifact.dir, abs).startsWith('..') || !isDir(abs)) {
-      this.problem({
-        code: 'path-missing',
-        severity: 'error',
-        message: `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" does not exist in the ${artifact.label} (Flux: kustomization path not found)`,
-        file: ks.origin.file,
-        line: ks.origin.line,
-        object: objectId('Kustomization', ks.namespace, ks.name),
-      });
+      this.pathMissing(ks, `does not exist in the ${artifact.label}`);
       return;
     }
     await this.buildTier(ks, abs, this.rel(abs), release);
+  }
+
+  private pathMissing(ks: FluxKustomization, why: string): void {
+    this.problem({
+      code: 'path-missing',
+      severity: 'error',
+      message: `Kustomization ${ks.key}: spec.path "${ks.path ?? ''}" ${why} (Flux: kustomization path not found)`,
+      file: ks.origin.file,
+      line: ks.origin.line,
+      object: objectId('Kustomization', ks.namespace, ks.name),
+    });
   }
 
   private async buildChild(ks: FluxKustomization, abs: string, overlay: FluxOverlay, rel: string, release: () => void): Promise<void> {
