@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
 import { repoRoot } from '../testbed/paths.js';
-import { ensureNamespace, httpStatus } from '../testbed/kube.js';
+import { ensureNamespace, exists, httpStatus } from '../testbed/kube.js';
 import { deleteCrd } from '../testbed/operator.js';
 import { pollUntil } from '../testbed/wait.js';
 import { CDI_GROUP, CDI_VERSION } from '../testbed/cdi.js';
@@ -36,15 +36,7 @@ const OPERATOR_DELAY_MS = 2000;
 const NS = 'flux-cdi';
 const opts = { namespace: NS };
 
-async function crdExists(name: string): Promise<boolean> {
-  try {
-    await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name });
-    return true;
-  } catch (e) {
-    if (httpStatus(e) === 404) return false;
-    throw e;
-  }
-}
+const crdExists = (name: string): Promise<boolean> => exists(() => kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name }));
 
 async function listCluster(plural: string): Promise<KubernetesObject[]> {
   try {

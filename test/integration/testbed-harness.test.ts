@@ -6,7 +6,7 @@ import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
-import { httpStatus } from '../testbed/kube.js';
+import { exists } from '../testbed/kube.js';
 import { pollUntil } from '../testbed/wait.js';
 
 const info = inject('testbed');
@@ -14,15 +14,7 @@ const tb = connect(info);
 const kc = tb.kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
 
-const gone = (read: () => Promise<unknown>) => async () => {
-  try {
-    await read();
-    return undefined;
-  } catch (e) {
-    if (httpStatus(e) === 404) return true;
-    throw e;
-  }
-};
+const gone = (read: () => Promise<unknown>) => async () => ((await exists(read)) ? undefined : true);
 
 describe('testbed: control plane', () => {
   it('writes an admin kubeconfig with context standup-testbed', () => {

@@ -6,7 +6,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
 import { repoRoot } from '../testbed/paths.js';
-import { ensureNamespace, httpStatus } from '../testbed/kube.js';
+import { ensureNamespace, exists } from '../testbed/kube.js';
 import { pollUntil } from '../testbed/wait.js';
 import {
   GIT_REPOSITORY,
@@ -74,15 +74,7 @@ describe('testbed: a pushed commit moves the revision and the Kustomizations fol
     // prune: true deletes what left the inventory.
     await pollUntil(
       'ConfigMap tb-revision/extra to be pruned',
-      async () => {
-        try {
-          await core.readNamespacedConfigMap({ name: 'extra', namespace: 'tb-revision' });
-          return undefined;
-        } catch (e) {
-          if (httpStatus(e) === 404) return true;
-          throw e;
-        }
-      },
+      async () => ((await exists(() => core.readNamespacedConfigMap({ name: 'extra', namespace: 'tb-revision' }))) ? undefined : true),
       { timeoutMs: 30_000 },
     );
     const apps = await waitFlux(kc, KUSTOMIZATION, 'rev-apps', () => true, opts);

@@ -89,12 +89,15 @@ export async function ensureNamespace(kc: KubeConfig, name: string): Promise<voi
   await apply(kc, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-export async function namespaceExists(kc: KubeConfig, name: string): Promise<boolean> {
+/** Whether a read finds its object: false on 404, any other error thrown. */
+export async function exists(read: () => Promise<unknown>): Promise<boolean> {
   try {
-    await kc.makeApiClient(CoreV1Api).readNamespace({ name });
+    await read();
     return true;
   } catch (e) {
     if (httpStatus(e) === 404) return false;
     throw e;
   }
 }
+
+export const namespaceExists = (kc: KubeConfig, name: string): Promise<boolean> => exists(() => kc.makeApiClient(CoreV1Api).readNamespace({ name }));
