@@ -9,6 +9,11 @@ export interface Io {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Ends the process now (a second Ctrl-C), after what was written has reached stdout and stderr. Only the process
+   * io has it; in-process callers (tests) have nothing to end.
+   */
+  exitNow?: (code: number) => void;
 }
 
 export function processIo(): Io {

@@ -31,8 +31,22 @@ function reportError(e: unknown, io: Io): number {
   return ExitCode.failure;
 }
 
-// Only this entry point exits, and only when run as the program (not when imported by tests).
+/** Resolves once everything written so far has been handed to the OS (a pipe's reader may be slow). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write('', () => resolve());
+  });
+}
+
+// Only this entry point may end the process, and only when run as the program (not when imported by tests). The
+// normal path sets the exit code and lets Node drain stdout and stderr: exiting at once cuts piped output at 64 KiB.
 const invoked = process.argv[1] ?? '';
 if (/(main\.ts|standup(\.js)?)$/.test(invoked)) {
-  process.exit(await runCli(process.argv.slice(2)));
+  const io = processIo();
+  io.exitNow = (code) => {
+    process.exitCode = code;
+    void Promise.all([drained(process.stdout), drained(process.stderr)]).then(() => process.exit(code));
+  };
+  process.exitCode = await runCli(process.argv.slice(2), io);
 }

@@ -40,7 +40,7 @@ export async function withRun(
   let interrupts = 0;
   const onSignal = () => {
     interrupts++;
-    if (interrupts > 1) process.exit(ExitCode.interrupted); // a second Ctrl-C means now
+    if (interrupts > 1) return io.exitNow?.(ExitCode.interrupted); // a second Ctrl-C means now
     controller.abort();
   };
   process.on('SIGINT', onSignal);
