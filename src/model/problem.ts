@@ -14,7 +14,11 @@ export type ProblemCode =
   | 'external-source'
   | 'config-invalid';
 
-export type Severity = 'error' | 'warning';
+/**
+ * `info` says what was not evaluated and why (a tier whose source is not this repository); it never fails `check`,
+ * not even with --strict.
+ */
+export type Severity = 'error' | 'warning' | 'info';
 
 /** One finding, with enough location to act on it. Rules return these; they never throw. */
 export interface Problem {
