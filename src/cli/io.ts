@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline/promises';
 import { pickStyle, type Style } from '../ui/style.js';
 
 /** Where commands write: data to `out` (stdout), everything for people to `err` (stderr), as flux does. */
@@ -6,9 +7,16 @@ export interface Io {
   err(text: string): void;
   style: Style;
   errStyle: Style;
+  /** stdout is a terminal. */
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** stderr is a terminal (the live view draws there), with its size; absent when it is not one. */
+  errTerminal?: { columns(): number; rows(): number };
+  /** stdout's width when it is a terminal (status cuts MESSAGE to it). */
+  columns?: () => number;
+  /** Asks a question on the terminal: the answer, or null on Ctrl-C. Absent when stdin is not a terminal. */
+  ask?: (question: string) => Promise<string | null>;
   /**
    * Ends the process now (a second Ctrl-C), after what was written has reached stdout and stderr. Only the process
    * io has it; in-process callers (tests) have nothing to end.
@@ -25,5 +33,21 @@ export function processIo(): Io {
     isTTY: !!process.stdout.isTTY,
     env: process.env,
     cwd: process.cwd(),
+    ...(process.stderr.isTTY ? { errTerminal: { columns: () => process.stderr.columns ?? 80, rows: () => process.stderr.rows ?? 24 } } : {}),
+    ...(process.stdout.isTTY ? { columns: () => process.stdout.columns ?? 80 } : {}),
+    ...(process.stdin.isTTY
+      ? {
+          ask: async (question: string) => {
+            const rl = createInterface({ input: process.stdin, output: process.stderr });
+            // readline takes Ctrl-C at a prompt for itself; without this it would pause stdin and never answer.
+            const interrupted = new Promise<null>((resolve) => rl.once('SIGINT', () => resolve(null)));
+            try {
+              return await Promise.race([rl.question(question), interrupted]);
+            } finally {
+              rl.close();
+            }
+          },
+        }
+      : {}),
   };
 }

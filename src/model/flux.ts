@@ -76,4 +76,6 @@ export interface ClusterModel {
   /** False when the load rendered only the graph (scope 'graph') and left leaf tiers' objects out. */
   objectsComplete: boolean;
   externalSources: ExternalSource[];
+  /** The root sync's source as the loader inferred it for the entry (tiers.yaml `source:`, gotk-sync, a FluxInstance). */
+  source?: SourceRef;
 }

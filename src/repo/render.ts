@@ -142,6 +142,7 @@ class ClusterRenderer {
         kustomizations: this.ks,
         objects: this.objects,
         objectsComplete: this.deferredCount === 0,
+        source: this.entry.source,
         externalSources: [...this.external.values()],
       },
       problems: this.problems,

@@ -18,6 +18,11 @@ export interface Readiness {
   waitingFor?: string;
   /** For `failed` (and health-check progress): the structured diagnosis when the message allows one. */
   diagnosis?: Diagnosis;
+  /**
+   * A state KC passes through within one status update (Ready=True written a moment before observedGeneration):
+   * true, so a live view does not flash a line that is stale before it is read.
+   */
+  transient?: boolean;
 }
 
 export interface ReadinessOptions {
@@ -93,7 +98,7 @@ export function kustomizationReadiness(ks: LiveKustomization | undefined | null,
 
   if (ready.status === 'True') {
     if (generation !== undefined && observed !== generation) {
-      return { state: 'progressing', reason: 'StaleGeneration', message: `generation ${generation} not reconciled yet (observed ${observed ?? 'none'})`, revision };
+      return { state: 'progressing', reason: 'StaleGeneration', message: `generation ${generation} not reconciled yet (observed ${observed ?? 'none'})`, revision, transient: true };
     }
     if (o.sourceRevision !== undefined && revision !== o.sourceRevision) {
       return { state: 'stale', reason: 'StaleRevision', message: `applied ${revision ?? 'nothing'}, source is at ${o.sourceRevision}`, revision };
