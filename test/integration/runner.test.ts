@@ -171,7 +171,8 @@ describe.sequential('standup against the testbed', () => {
       expect(row.revision).toBe(ks.status?.lastAppliedRevision);
     }
     const text = await standup(dev('status'));
-    expect(text.stdout.split('\n')[0]).toMatch(/^LEVEL\s+NAME\s+READY\s+REVISION\s+SUSPENDED\s+AGE\s+MESSAGE$/);
+    expect(text.stdout.split('\n')[0]).toBe(`Context standup-testbed (${tb.server}), cluster dev (examples/homelab/clusters/dev)`);
+    expect(text.stdout.split('\n')[1]).toMatch(/^LEVEL\s+NAME\s+READY\s+REVISION\s+SUSPENDED\s+AGE\s+MESSAGE$/);
     expect(text.stdout).toContain(`main@sha1:${homelabSha.slice(0, 8)}`);
   });
 
