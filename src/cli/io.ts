@@ -33,8 +33,9 @@ export function processIo(): Io {
     isTTY: !!process.stdout.isTTY,
     env: process.env,
     cwd: process.cwd(),
-    ...(process.stderr.isTTY ? { errTerminal: { columns: () => process.stderr.columns ?? 80, rows: () => process.stderr.rows ?? 24 } } : {}),
-    ...(process.stdout.isTTY ? { columns: () => process.stdout.columns ?? 80 } : {}),
+    // A terminal that reports no size (0: a pty nobody sized) gets the classic 80x24.
+    ...(process.stderr.isTTY ? { errTerminal: { columns: () => process.stderr.columns || 80, rows: () => process.stderr.rows || 24 } } : {}),
+    ...(process.stdout.isTTY ? { columns: () => process.stdout.columns || 80 } : {}),
     ...(process.stdin.isTTY
       ? {
           ask: async (question: string) => {

@@ -43,6 +43,14 @@ function explainMissingCrd(tier: string, d: MissingCrd, x: ExplainContext): { me
   const entry = x.fallback.find((f) => f.group === d.group && f.kind === d.kind);
   const declared = x.knowledge.runtimeCrds.find((c) => c.kind === d.kind && c.group === d.group);
   const operatorKnown = !!entry || !!declared || x.knowledge.groupsInGit.has(d.group) || x.liveCrdGroups.has(d.group);
+  if (!operatorKnown && x.knowledge.externalCrds.includes(d.group)) {
+    return {
+      message:
+        `${tier} applies ${d.object}, of kind ${d.kind} (${d.group}/${d.version}); tiers.yaml declares ${d.group} installed ` +
+        `outside Flux (externalCrds), but the cluster has no CRD of that group, so Flux cannot apply the tier.`,
+      hint: `Install the CRDs of ${d.group} the way they are meant to be installed (it is not a tier's job here), then \`standup resume\`.`,
+    };
+  }
   if (!operatorKnown) {
     return {
       message:

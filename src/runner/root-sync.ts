@@ -15,6 +15,9 @@ const isSource = (o: K8sObject, root: RootSync) =>
 const isRootKs = (o: K8sObject, key: string) =>
   o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/') && `${o.metadata.namespace ?? 'flux-system'}/${o.metadata.name}` === key;
 
+/** Whether the sync objects hold the root sync's source (else standup would wait on a source nothing creates). */
+export const holdsSource = (sync: readonly K8sObject[], root: RootSync): boolean => sync.some((o) => isSource(o, root));
+
 /**
  * The root sync objects with the source pointed at a mirror, in a way that holds: the root Kustomization re-applies
  * the source from git on every reconcile, so setting the URL alone is undone within seconds. The root Kustomization

@@ -11,9 +11,9 @@ import { installDeployments, installFlux, waitDeploymentsAvailable } from './ins
 import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { LiveState } from './live-state.js';
 import { fluxCrdsPresent, preflight } from './preflight.js';
-import { mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
-import { refreshSource, sourceKey } from './source.js';
-import { CliError, ExitCode } from '../model/errors.js';
+import { holdsSource, mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
+import { refreshSource, settleSource, sourceKey } from './source.js';
+import { CliError, ConfigError, ExitCode } from '../model/errors.js';
 
 export type RunMode = 'up' | 'resume' | 'crds';
 
@@ -69,6 +69,11 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
   const dryRun = !!o.dryRun;
   // The mirror is worked out before anything is written: a repository it cannot hold on is refused up front.
   const sync = mode === 'up' && t.bootstrap ? (o.sourceUrl ? mirrorSync(t.bootstrap.sync, t.ctx.rootSync, o.sourceUrl, t.bootstrap.syncDir) : t.bootstrap.sync) : [];
+  if (mode === 'up' && t.bootstrap && !holdsSource(sync, t.ctx.rootSync)) {
+    const src = sourceKey(t.ctx.rootSync.source);
+    throw new ConfigError('ROOT_SOURCE_UNKNOWN', `${t.bootstrap.syncDir} holds no ${src}, the source standup takes the root sync to read${t.ctx.rootSync.key ? '' : ' (no root Kustomization for the entry was found in its build)'}`,
+      `Set clusters.${t.name}.source in tiers.yaml to the source the root Kustomization reads, or point bootstrap.sync at the directory that holds it.`);
+  }
   if (mode !== 'crds') await steps.run('check', async () => checkGraph(t, !!o.force, emit));
   if (!skipPreflight) await steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, mode, emit) }));
   const install = t.bootstrap?.install;
@@ -108,11 +113,17 @@ async function waitTiers(t: RunTarget, mode: RunMode, s: RunScope, live: LiveSta
   const { steps, emit, signal } = s;
   if (mode === 'resume') await resumeRootSuspendedByStandup(t, s);
   const ref = t.ctx.rootSync.source;
+  if (mode === 'resume' && !live.sources.has(sourceKey(ref))) {
+    throw new CliError('SOURCE_MISSING', `${sourceKey(ref)}, the source the root sync reads, does not exist on ${t.guard.actualContext}`, ExitCode.failure,
+      `Run \`standup up\` (it applies the root sync), or set clusters.${t.name}.source in tiers.yaml if the root reads another source.`);
+  }
   await steps.run('source', async () => {
     const rev = await refreshSource({ client: t.client, live, ref, emit, steps, id: 'source', signal, timeoutMs: timeoutFor(t.timeouts, `${ref.namespace}/${ref.name}`) });
     return { result: 'ok', message: `${sourceKey(ref)} at ${rev}` };
   });
-  return converge({ ctx: t.ctx, client: t.client, live, steps, emit, signal, timeouts: t.timeouts, fallback: t.fallback.crds, knowledge: t.crdKnowledge, outages: s.outages });
+  const outcomes = await converge({ ctx: t.ctx, client: t.client, live, steps, emit, signal, timeouts: t.timeouts, fallback: t.fallback.crds, knowledge: t.crdKnowledge, outages: s.outages });
+  await settleSource({ live, ref, emit, signal });
+  return outcomes;
 }
 
 /** Static checks that decide convergence, before any write: refused unless --force (which says what it ignores). */

@@ -3,7 +3,7 @@ import { CliError, ExitCode } from '../model/errors.js';
 import type { SourceRef } from '../model/flux.js';
 import { humanDuration } from '../status/durations.js';
 import { shortRevision } from '../status/revision.js';
-import { detectFight } from '../status/source-writers.js';
+import { detectFight, sourceAppliers } from '../status/source-writers.js';
 import { sourceReadiness } from '../status/source.js';
 import { WaitTimeoutError } from './errors.js';
 import type { Emit } from './events.js';
@@ -29,6 +29,25 @@ export function assertNoFight(live: LiveState, ref: SourceRef): void {
     ExitCode.failure,
     'Keep one writer: delete (or suspend) the Kustomization or tool that applies the other side (`kubectl get ks -A`, and the source\'s managedFields), then `standup resume`.',
   );
+}
+
+/** How long standup watches a source that two Kustomizations apply, to see whether they fight over it. */
+const SETTLE_MS = 15_000;
+
+/**
+ * Before a run reports success: when more than one Kustomization applies the root source (two root syncs, after the
+ * cluster was switched to another repository), watch it for a while; if they fight, fail (naming both), else say so.
+ */
+export async function settleSource(o: { live: LiveState; ref: SourceRef; emit: Emit; signal: AbortSignal; settleMs?: number }): Promise<void> {
+  const appliers = sourceAppliers(o.live.kustomizations.values(), o.ref);
+  if (appliers.length < 2) return;
+  const until = Date.now() + (o.settleMs ?? SETTLE_MS);
+  while (Date.now() < until) {
+    assertNoFight(o.live, o.ref);
+    await o.live.changed(Math.max(1, Math.min(1000, until - Date.now())));
+  }
+  assertNoFight(o.live, o.ref);
+  o.emit({ type: 'log', level: 'warn', message: `${sourceKey(o.ref)} is applied by ${appliers.length} Kustomizations (${appliers.join(', ')}); they agree for now, but one of them should not apply it` });
 }
 
 /**

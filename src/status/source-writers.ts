@@ -76,3 +76,21 @@ export function detectFight(history: readonly SourceSighting[]): SourceFight | n
     overMs: changes.at(-1)!.at - changes[0]!.at,
   };
 }
+
+interface WithInventory {
+  metadata: { name: string; namespace?: string };
+  status?: { inventory?: { entries?: { id: string }[] } };
+}
+
+/**
+ * The Kustomizations whose inventory holds the source (`<ns>_<name>_source.toolkit.fluxcd.io_<Kind>`): each one
+ * re-applies it on every reconcile. Two of them are two writers.
+ */
+export function sourceAppliers(kustomizations: Iterable<WithInventory>, source: { kind: string; namespace: string; name: string }): string[] {
+  const id = `${source.namespace}_${source.name}_source.toolkit.fluxcd.io_${source.kind}`;
+  const out: string[] = [];
+  for (const k of kustomizations) {
+    if (k.status?.inventory?.entries?.some((e) => e.id === id)) out.push(`${k.metadata.namespace ?? ''}/${k.metadata.name}`);
+  }
+  return out.sort();
+}

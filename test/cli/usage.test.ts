@@ -112,3 +112,19 @@ describe('help', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 });
+
+describe('an API server that refuses connections (the lead\'s case)', () => {
+  it('status says so at once and exits 1, instead of printing nothing for a minute', async () => {
+    const t0 = Date.now();
+    const r = await cli('status', '--cluster', 'dev', '--kubeconfig', deadKubeconfig());
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('cannot reach the API server of context standup-testbed (https://127.0.0.1:9)');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  }, 70_000);
+
+  it.each([['up'], ['resume'], ['crds']])('%s says so in its preflight and exits 1', async (cmd) => {
+    const r = await cli(cmd, '--cluster', 'dev', '--kubeconfig', deadKubeconfig());
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('cannot reach the API server of context standup-testbed');
+  });
+});
