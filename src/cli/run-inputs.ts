@@ -32,8 +32,11 @@ export interface ClusterFlags {
 }
 
 export interface ReadNeeds {
-  /** `full`: install, secrets and sync (up); `install`: only the install manifests' Deployments (resume); `none`. */
-  bootstrap: 'full' | 'install' | 'none';
+  /**
+   * `full`: install, secrets and sync (up); `resume`: when tiers.yaml installs Flux from the repository, the same, so
+   * that resume can wait for the controllers and finish a sync an interrupted `up` never applied; `none`.
+   */
+  bootstrap: 'full' | 'resume' | 'none';
   /** Render every tier and run check's rules (up, resume refuse what cannot converge). */
   checks: boolean;
   /** `apply`: the fallback must be readable (up, crds); `diagnose`: best effort, for the deadlock diagnosis. */
@@ -41,7 +44,7 @@ export interface ReadNeeds {
 }
 
 /** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
-export function overallTimeout(text: string | undefined): number {
+function overallTimeout(text: string | undefined): number {
   if (text === undefined) return Infinity;
   const ms = parseDuration(text);
   if (ms <= 0) throw new ConfigError('BAD_FLAG', `--timeout ${text} is not a positive duration`, 'Pass a duration such as 30m or 90s, or leave --timeout out to wait as long as the tiers\' own timeouts allow.');
@@ -128,9 +131,9 @@ async function readFallback(root: string, files: readonly string[], need: 'apply
 
 type Bootstrap = NonNullable<NonNullable<LoadedRepository['config']['clusters'][string]>['bootstrap']>;
 
-async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'install'): Promise<BootstrapInputs | null> {
+async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume'): Promise<BootstrapInputs | null> {
   const install = b?.install && b.install !== 'already-running' ? { file: b.install.path, objects: await readManifests(path.resolve(repo.root, b.install.path), b.install.path) } : null;
-  if (need === 'install') return install ? { install, secrets: [], sync: [], syncDir: b?.sync ?? '' } : null;
+  if (need === 'resume' && (!install || !b?.sync)) return install ? { install, secrets: [], sync: [], syncDir: '' } : null;
   if (!b?.sync) {
     throw new ConfigError('BOOTSTRAP_UNCONFIGURED', `cluster ${cluster} has no bootstrap.sync in tiers.yaml, so standup does not know what to apply`,
       `Add bootstrap: {sync: <the cluster's flux-system directory>} under clusters.${cluster} (and install: already-running or install: {path: ...}).`);

@@ -12,7 +12,7 @@ export interface ApiStatus {
   code?: number;
 }
 
-export function statusOf(e: ApiException<unknown>): ApiStatus {
+function statusOf(e: ApiException<unknown>): ApiStatus {
   try {
     return JSON.parse(String(e.body)) as ApiStatus;
   } catch {

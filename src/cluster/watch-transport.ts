@@ -33,7 +33,9 @@ export function watchTransport(d: TransportDeps, kind: KindRef): ListWatchTransp
           resolve();
         };
         signal.addEventListener('abort', onAbort, { once: true });
+        let ended = false;
         const settle = (err: unknown) => {
+          ended = true;
           signal.removeEventListener('abort', onAbort);
           // Translated here so a dropped connection counts as the server being away (reachability), once.
           if (err && !signal.aborted) reject(d.fail(err));
@@ -46,7 +48,9 @@ export function watchTransport(d: TransportDeps, kind: KindRef): ListWatchTransp
           }, settle)
           .then((c) => {
             req = c;
-            d.opened();
+            // client-node resolves the watch even when the connection failed (after calling `done` with the error):
+            // only a watch not already settled was opened.
+            if (!ended) d.opened();
             if (signal.aborted) c.abort();
           }, settle);
       });

@@ -45,7 +45,7 @@ export interface PlanContext {
 }
 
 /** What Flux bootstrap names the root sync's source when nothing says otherwise. */
-export const DEFAULT_ROOT_SOURCE: SourceRef = { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' };
+const DEFAULT_ROOT_SOURCE: SourceRef = { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' };
 
 /** Derives a cluster's plan from its model. Pure: the same model always gives the same plan. */
 export function planCluster(cluster: ClusterModel, exclude: ReadonlySet<string> = new Set()): PlanContext {

@@ -34,6 +34,12 @@ export class InterruptedError extends CliError {
 }
 
 /**
+ * Why a run's signal was aborted, as the error to end the work with: its reason when the run set one (Ctrl-C, the
+ * --timeout), else an interrupt.
+ */
+export const abortError = (signal: AbortSignal): CliError => (signal.reason instanceof CliError ? signal.reason : new InterruptedError());
+
+/**
  * The graph standup was asked to drive cannot converge (a cycle, a missing dependency, an entry that does not build,
  * a deadlock no fallback covers): refused before anything is written. Exit 2; `problems` are check's findings.
  */

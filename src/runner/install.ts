@@ -4,7 +4,7 @@ import { CliError, ExitCode } from '../model/errors.js';
 import { humanDuration } from '../status/durations.js';
 import type { PodProblemKind } from '../status/pod.js';
 import type { WorkloadReport } from '../status/workload.js';
-import { InterruptedError, WaitTimeoutError } from './errors.js';
+import { abortError, WaitTimeoutError } from './errors.js';
 import type { Emit } from './events.js';
 import type { InstallManifests } from './inputs.js';
 import { summarizeActions, type StepOutcome, type StepTracker } from './steps.js';
@@ -42,7 +42,7 @@ export async function waitDeploymentsAvailable(o: { client: ClusterClient; steps
   const deadline = Date.now() + o.timeoutMs;
   const since = new Map<string, { line: string; at: number }>();
   for (;;) {
-    if (o.signal.aborted) throw new InterruptedError();
+    if (o.signal.aborted) throw abortError(o.signal);
     const reports = await describeWorkloads(o.client, o.deployments);
     const pending = reports.filter((r) => r.readiness.state !== 'current');
     if (pending.length === 0 && reports.length === o.deployments.length) return;

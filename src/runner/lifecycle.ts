@@ -1,7 +1,7 @@
 import { requestsPerMinute, type ClusterClient, type RequestStats } from '../cluster/client.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { humanDuration } from '../status/durations.js';
-import { InterruptedError, RunTimeoutError } from './errors.js';
+import { abortError, InterruptedError, RunTimeoutError } from './errors.js';
 import type { ApiTraffic, Emit, RunEvent, StepInfo } from './events.js';
 import { OutageLog } from './outages.js';
 import { resultOf, StepTracker } from './steps.js';
@@ -44,8 +44,6 @@ export interface DriveOptions {
  */
 export async function drive(o: DriveOptions, body: (scope: RunScope) => Promise<string>): Promise<RunResult> {
   const started = Date.now();
-  const deadline = Number.isFinite(o.overallMs) ? AbortSignal.timeout(o.overallMs) : undefined;
-  const signal = deadline ? AbortSignal.any([o.signal, deadline]) : o.signal;
   const traffic = tierTraffic(o.client);
   const emit: Emit = (e) => {
     traffic.see(e);
@@ -53,25 +51,36 @@ export async function drive(o: DriveOptions, body: (scope: RunScope) => Promise<
   };
   const steps = new StepTracker(emit);
   const outages = new OutageLog(o.client, emit);
+  // One signal for the run, aborted with the reason every waiter then throws: Ctrl-C, or the --timeout (worded at
+  // the moment it fires, while the steps it cut short are still open).
+  const run = new AbortController();
+  const onInterrupt = () => run.abort(new InterruptedError(o.interruptedHint));
+  if (o.signal.aborted) onInterrupt();
+  o.signal.addEventListener('abort', onInterrupt, { once: true });
+  const deadline = Number.isFinite(o.overallMs)
+    ? setTimeout(() => {
+        const doing = steps.open().map((id) => `${id}${steps.lastLine(id) ? `: ${steps.lastLine(id)}` : ''}`);
+        const outage = outages.phrase(started);
+        run.abort(new RunTimeoutError(
+          `--timeout ${humanDuration(o.overallMs)} ran out${doing.length ? ` while waiting on ${doing.join('; ')}` : ''}${outage ? `; ${outage}` : ''}`,
+          o.interruptedHint ?? 'Run `standup resume` to continue from the first unready tier (with a longer --timeout, or none).',
+        ));
+      }, o.overallMs)
+    : undefined;
+  const signal = run.signal;
   emit({ type: 'plan', cluster: o.cluster, command: o.command, steps: o.steps, dryRun: o.dryRun });
   outages.start();
   let result: RunResult;
   try {
     result = { ok: true, exitCode: ExitCode.ok, message: await body({ steps, emit, signal, outages }) };
   } catch (e) {
-    let error = e;
-    if (o.signal.aborted) error = new InterruptedError(o.interruptedHint);
-    else if (deadline?.aborted) {
-      const doing = steps.open().map((id) => `${id}${steps.lastLine(id) ? `: ${steps.lastLine(id)}` : ''}`);
-      const outage = outages.phrase(started);
-      error = new RunTimeoutError(
-        `--timeout ${humanDuration(o.overallMs)} ran out${doing.length ? ` while waiting on ${doing.join('; ')}` : ''}${outage ? `; ${outage}` : ''}`,
-        o.interruptedHint ?? 'Run `standup resume` to continue from the first unready tier (with a longer --timeout, or none).',
-      );
-    }
+    // Whatever a step threw once the run was stopped, the stop is what ended it.
+    const error = signal.aborted ? abortError(signal) : e;
     for (const id of steps.open()) steps.end(id, resultOf(error), steps.lastLine(id) || (error instanceof Error ? error.message : String(error)));
     result = { ok: false, exitCode: error instanceof CliError ? error.exitCode : ExitCode.failure, error, message: error instanceof Error ? error.message : String(error) };
   } finally {
+    clearTimeout(deadline);
+    o.signal.removeEventListener('abort', onInterrupt);
     outages.stop();
   }
   const err = result.error;

@@ -2,7 +2,7 @@ import { FLUX_KUSTOMIZATION, FLUX_SOURCE_API, type ClusterClient, type K8sObject
 import { NoKindError } from '../cluster/errors.js';
 import type { LiveKustomization, LiveSource } from '../status/conditions.js';
 import { sightingOf, type SourceSighting } from '../status/source-writers.js';
-import { InterruptedError } from './errors.js';
+import { abortError } from './errors.js';
 
 const SOURCE_KINDS = ['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact'] as const;
 
@@ -52,7 +52,7 @@ export class LiveState {
 
   /** Resolves on the next change, or after `ms` (so callers can check their timers); at once when aborted. */
   changed(ms = 60_000): Promise<void> {
-    if (this.signal.aborted) return Promise.reject(new InterruptedError());
+    if (this.signal.aborted) return Promise.reject(abortError(this.signal));
     return new Promise((resolve) => {
       // Every way out removes the listener and the waker: a wait that times out (a quiet minute during an API server
       // restart) must not leave them behind, or a long run piles listeners up on the signal
@@ -84,7 +84,7 @@ export class LiveState {
 
   /** Rethrows a watch failure (the primary watch gave up), and an abort, so waiters do not wait forever. */
   check(): void {
-    if (this.signal.aborted) throw new InterruptedError();
+    if (this.signal.aborted) throw abortError(this.signal);
     if (this.failure) throw this.failure;
   }
 

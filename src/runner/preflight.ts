@@ -5,7 +5,7 @@ import { CliError, ConfigError, ExitCode } from '../model/errors.js';
 import type { Emit } from './events.js';
 import type { RunTarget } from './inputs.js';
 
-export const FLUX_CRDS = ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io'] as const;
+const FLUX_CRDS = ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io'] as const;
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
 

@@ -2,7 +2,7 @@ import { FLUX_KUSTOMIZATION, type K8sObject } from '../cluster/client.js';
 import { AbortedError } from '../cluster/errors.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { splitKey } from '../model/ref.js';
-import { InterruptedError, WaitTimeoutError } from './errors.js';
+import { abortError, WaitTimeoutError } from './errors.js';
 import type { Emit, StepInfo } from './events.js';
 import { timeoutFor, type RunTarget } from './inputs.js';
 import { drive, type RunResult, type RunScope } from './lifecycle.js';
@@ -27,13 +27,13 @@ export interface ResetOptions {
 const deleteId = (key: string) => `delete:${key}`;
 
 /** The root sync, and every other Kustomization in reverse tier order: dependents go before what they depend on. */
-export function teardownOrder(t: RunTarget): { root: string | null; tiers: string[] } {
+function teardownOrder(t: RunTarget): { root: string | null; tiers: string[] } {
   const root = t.ctx.rootSync.key;
   const tiers = t.ctx.plan.kustomizations.map((k) => k.key).filter((k) => k !== root).reverse();
   return { root, tiers };
 }
 
-export function resetSteps(t: RunTarget, up: boolean): StepInfo[] {
+function resetSteps(t: RunTarget, up: boolean): StepInfo[] {
   const { tiers } = teardownOrder(t);
   return [
     { id: 'preflight', kind: 'preflight', title: 'Preflight' },
@@ -115,7 +115,7 @@ async function deleteAndWait(t: RunTarget, o: ResetOptions, s: RunScope, key: st
   try {
     await t.client.waitDeleted(ref, { timeoutMs: timeoutFor(t.timeouts, key), signal: s.signal, pollMs: o.pollMs });
   } catch (e) {
-    if (e instanceof AbortedError) throw new InterruptedError();
+    if (e instanceof AbortedError) throw abortError(s.signal);
     if (e instanceof CliError && e.exitCode === ExitCode.timeout) throw new WaitTimeoutError(`${key} is still being deleted (its finalizer has not finished pruning): ${e.message}`, [key], 'Run `standup reset` again once it is gone (kubectl get ks -A).');
     throw e;
   }
@@ -141,7 +141,7 @@ async function waitNamespacesGone(t: RunTarget, o: ResetOptions, s: RunScope, na
       }),
     );
   } catch (e) {
-    if (e instanceof AbortedError) throw new InterruptedError();
+    if (e instanceof AbortedError) throw abortError(s.signal);
     if (e instanceof CliError && e.exitCode === ExitCode.timeout) throw new WaitTimeoutError(`Namespaces still terminating: ${e.message} (is kube-controller-manager running?)`, names);
     throw e;
   }

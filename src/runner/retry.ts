@@ -1,6 +1,6 @@
 import { ClusterError } from '../cluster/errors.js';
 import { realDelay } from '../cluster/watch.js';
-import { InterruptedError } from './errors.js';
+import { abortError } from './errors.js';
 
 const TRANSIENT = new Set(['Unreachable', 'Timeout', 'Conflict']);
 
@@ -12,7 +12,7 @@ const TRANSIENT = new Set(['Unreachable', 'Timeout', 'Conflict']);
 export async function retryTransient<T>(fn: () => Promise<T>, signal: AbortSignal, budgetMs = 60_000): Promise<T> {
   const deadline = Date.now() + budgetMs;
   for (let wait = 500; ; wait = Math.min(wait * 2, 5000)) {
-    if (signal.aborted) throw new InterruptedError();
+    if (signal.aborted) throw abortError(signal);
     try {
       return await fn();
     } catch (e) {

@@ -52,7 +52,7 @@ export function mirrorSync(sync: readonly K8sObject[], root: RootSync, url: stri
 }
 
 /** The root Kustomization's ref, or null when the plan has none (the entry's build does not hold it). */
-export const rootRef = (root: RootSync) => (root.key ? { ...FLUX_KUSTOMIZATION, ...splitKey(root.key) } : null);
+const rootRef = (root: RootSync) => (root.key ? { ...FLUX_KUSTOMIZATION, ...splitKey(root.key) } : null);
 
 export interface Suspension {
   suspended: boolean;

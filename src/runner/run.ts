@@ -34,7 +34,10 @@ export function stepsFor(t: RunTarget, mode: RunMode): StepInfo[] {
   if (mode !== 'crds') steps.push({ id: 'check', kind: 'check', title: 'Check the graph' });
   steps.push({ id: 'preflight', kind: 'preflight', title: 'Preflight' });
   if (mode === 'up' && t.bootstrap?.install) steps.push({ id: 'install', kind: 'install', title: 'Install Flux' });
-  if (mode === 'resume' && t.installsFlux && t.bootstrap?.install) steps.push({ id: 'install', kind: 'install', title: 'Flux controllers' });
+  if (mode === 'resume' && t.installsFlux && t.bootstrap?.install) {
+    steps.push({ id: 'install', kind: 'install', title: 'Flux controllers' });
+    if (t.bootstrap.sync.length > 0) steps.push({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync), if up did not finish it' });
+  }
   if (mode === 'up') steps.push({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync)' });
   if (mode !== 'resume') steps.push({ id: 'crds', kind: 'crds', title: 'CRD fallback' });
   if (mode === 'crds') return steps;
@@ -86,6 +89,13 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
       await waitDeploymentsAvailable({ client: t.client, steps, id: 'install', signal, deployments, timeoutMs: t.timeouts.defaultMs, what: 'the Flux controllers' });
       return { result: 'ok', message: `${deployments.length} Deployments Available` };
     });
+    // An `up` stopped during the install never applied the sync: resume finishes that too (the same idempotent apply).
+    if (t.bootstrap!.sync.length > 0) {
+      await steps.run('bootstrap', async () => {
+        if (await rootSyncThere(t)) return { result: 'skipped', message: 'the root sync is already there' };
+        return applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: t.bootstrap!.secrets, sync: t.bootstrap!.sync, root: t.ctx.rootSync, dryRun });
+      });
+    }
   }
   if (mode === 'up') {
     await steps.run('bootstrap', () => applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: t.bootstrap?.secrets ?? [], sync, root: t.ctx.rootSync, dryRun }));
@@ -124,6 +134,16 @@ async function waitTiers(t: RunTarget, mode: RunMode, s: RunScope, live: LiveSta
   const outcomes = await converge({ ctx: t.ctx, client: t.client, live, steps, emit, signal, timeouts: t.timeouts, fallback: t.fallback.crds, knowledge: t.crdKnowledge, outages: s.outages });
   await settleSource({ live, ref, emit, signal });
   return outcomes;
+}
+
+/** The root Kustomization and its source both exist. */
+async function rootSyncThere(t: RunTarget): Promise<boolean> {
+  const { key, source } = t.ctx.rootSync;
+  const src = await t.client.find({ apiVersion: 'source.toolkit.fluxcd.io/v1', kind: source.kind, namespace: source.namespace, name: source.name });
+  if (!src) return false;
+  if (!key) return true;
+  const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+  return !!(await t.client.find({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', namespace, name }));
 }
 
 /** Static checks that decide convergence, before any write: refused unless --force (which says what it ignores). */

@@ -12,7 +12,7 @@ import { requestReconcile } from './request-reconcile.js';
 import type { StepTracker } from './steps.js';
 
 export const sourceKey = (ref: SourceRef): string => `${ref.kind}/${ref.namespace}/${ref.name}`;
-export const sourceObjectRef = (ref: SourceRef) => ({ apiVersion: FLUX_SOURCE_API, kind: ref.kind, namespace: ref.namespace, name: ref.name });
+const sourceObjectRef = (ref: SourceRef) => ({ apiVersion: FLUX_SOURCE_API, kind: ref.kind, namespace: ref.namespace, name: ref.name });
 
 /**
  * Throws when the source's spec keeps flipping between values (two writers applying it): every Kustomization

@@ -1,7 +1,7 @@
 // A Flux Kustomization's readiness with kustomize-controller's exact meaning (FLUX.md §1, §2, §9). Pure: it reads the
 // object it is given and never fetches.
 
-import { findCondition, REQUESTED_AT, type Condition, type LiveKustomization } from './conditions.js';
+import { findCondition, type Condition, type LiveKustomization } from './conditions.js';
 import { diagnoseMessage, parseDependency, type Diagnosis } from './diagnose.js';
 
 export type ReadinessState = 'ready' | 'progressing' | 'waiting' | 'failed' | 'suspended' | 'not-found' | 'stale';
@@ -156,16 +156,5 @@ const diag = (message: string): { diagnosis?: Diagnosis } => {
   const d = diagnoseMessage(message);
   return d ? { diagnosis: d } : {};
 };
-
-/**
- * True once KC has handled the reconcile request `requestedAt` (the value standup wrote to the
- * `reconcile.fluxcd.io/requestedAt` annotation): status.lastHandledReconcileAt equals it.
- */
-export function reconcileRequested(ks: LiveKustomization | undefined | null, requestedAt: string): boolean {
-  return ks?.status?.lastHandledReconcileAt === requestedAt;
-}
-
-/** The requestedAt annotation currently on the object, if any. */
-export const requestedAtOf = (ks: LiveKustomization | undefined | null): string | undefined => ks?.metadata.annotations?.[REQUESTED_AT];
 
 export type { Condition };

@@ -196,7 +196,7 @@ describe.sequential('Ctrl-C and the API server going away (items 4 and 5)', () =
     const child = standupProcess(args);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    await until('the slow tier to be waited on', async () => out.includes('"id":"tier:r-away/slow"'), 60_000, 200);
+    await until('the slow tier to be waited on', async () => out.includes('"type":"step-start","id":"tier:r-away/slow"'), 60_000, 200);
     const away = Date.now();
     proxy.down();
     await until('the outage to be reported', async () => out.includes('cluster unreachable since'), 20_000, 200);
@@ -281,24 +281,30 @@ describe.sequential('the truth per tier, reset and resume, two writers, unknown 
     expect((await k.kustomizations(ns)).find((x) => x.metadata.name === 'root')!.spec?.suspend).toBeUndefined();
   });
 
-  it('two root syncs fighting over one GitRepository: reported with both writers, exit 1, not Ready', async () => {
+  it('two root syncs fighting over one GitRepository: reported with both writers, exit 1', async () => {
     const ns = 'r-fight';
     const f = await fixture('r-fight', { ns, tiers: { a: {} } });
     expect((await standup(f.t('up'))).code).toBe(0);
-    // The repository the cluster used before: its own copy of the root sync, with its URL, applied every second.
+    // The cluster was switched from another repository, and the old root sync was left behind. Each sync reads its
+    // own GitRepository and applies the shared one (src) with its own URL, every second.
     const old = await serveFixture(tb.git, 'r-fight-old', { ns, tiers: { a: {} } });
     made.push({ ns, dirs: [old.dir] });
-    const kc = tb.kubeConfig();
-    const api = kc.makeApiClient(CustomObjectsApi);
-    await api.createNamespacedCustomObject({ group: 'source.toolkit.fluxcd.io', version: 'v1', plural: 'gitrepositories', namespace: ns, body: { apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository', metadata: { name: 'old-src', namespace: ns }, spec: { interval: '1m', ref: { branch: 'main' }, url: old.url } } });
-    await api.createNamespacedCustomObject({ group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', namespace: ns, body: { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name: 'old-root', namespace: ns }, spec: { interval: '1s', path: './clusters/t/sync', prune: false, sourceRef: { kind: 'GitRepository', name: 'old-src' } } } });
-    await until('the URL to flip', async () => (await k.gitRepository('src', ns))?.spec?.url === old.url, 60_000, 200);
+    const api = tb.kubeConfig().makeApiClient(CustomObjectsApi);
+    const writer = async (name: string, url: string) => {
+      await api.createNamespacedCustomObject({ group: 'source.toolkit.fluxcd.io', version: 'v1', plural: 'gitrepositories', namespace: ns, body: { apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository', metadata: { name: `${name}-src`, namespace: ns }, spec: { interval: '1m', ref: { branch: 'main' }, url } } });
+      await api.createNamespacedCustomObject({ group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', namespace: ns, body: { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name, namespace: ns }, spec: { interval: '1s', path: './clusters/t/sync', prune: false, sourceRef: { kind: 'GitRepository', name: `${name}-src` } } } });
+    };
+    await writer('new-sync', f.url);
+    await writer('old-sync', old.url);
+    const seen = new Set<string>();
+    await until('the URL to flip both ways', async () => seen.add(String((await k.gitRepository('src', ns))?.spec?.url)).size === 2, 60_000, 100);
     const r = await standup(f.t('resume', '-o', 'json'));
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`GitRepository/${ns}/src is being rewritten by two writers`);
-    expect(r.stderr).toContain(`Kustomization ${ns}/root`);
-    expect(r.stderr).toContain(`Kustomization ${ns}/old-root`);
-    await k.deleteKs('old-root', ns);
+    expect(r.stderr).toContain(`Kustomization ${ns}/new-sync`);
+    expect(r.stderr).toContain(`Kustomization ${ns}/old-sync`);
+    await k.deleteKs('old-sync', ns);
+    await k.deleteKs('new-sync', ns);
   }, 240_000);
 
   it('a kind with no CRD anywhere and no operator: said as such, not as a CRD deadlock', async () => {
@@ -387,6 +393,29 @@ describe.sequential('Flux installed from the repository, and workloads Flux wait
     expect(resumed.code, resumed.stderr).toBe(3);
     expect(endOf(resumed, 'install')?.result).toBe('timeout');
     expect(resumed.stderr).toContain(`Deployment/${ns}/fake-controller: 0/1 ready, Pending: no node`);
+  });
+
+  it('resume after an up stopped during the install: waits for the controllers, applies the sync up never did, converges', async () => {
+    const ns = 'r-install2';
+    // Zero replicas: Available on a cluster without nodes, so the whole path can run here.
+    const controller = deployment('fake-controller', ns).replace('replicas: 1', 'replicas: 0');
+    const f = await fixture('r-install2', {
+      ns,
+      install: '{path: install/gotk-components.yaml}',
+      tiers: { a: {} },
+      extra: { 'install/gotk-components.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${ns}\n---\n${controller}` },
+    });
+    // What an up interrupted between the install and the sync leaves: the install, and nothing else.
+    await execa('kubectl', ['--kubeconfig', tb.kubeconfigPath, 'apply', '--server-side', '--field-manager', 'standup', '-f', path.join(f.dir, 'install/gotk-components.yaml')]);
+    const r = await standup(f.t('resume', '-o', 'json'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(endOf(r, 'install')?.result).toBe('ok');
+    expect(endOf(r, 'bootstrap')?.result).toBe('ok');
+    expect(ready((await k.kustomizations(ns)).find((x) => x.metadata.name === 'a')!)).toBe(true);
+    // And a full up on it: the install step has its own time in the summary.
+    const up = await standup(f.t('up'));
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stderr).toMatch(/Install Flux\s+ok\s+\d/);
   });
 
   it('a wait: true tier whose Deployment never becomes ready: Flux\'s message plus the Deployment\'s state and its pods\' reason', async () => {

@@ -9,7 +9,7 @@ export function runMode(mode: RunMode) {
   return async (flags: ClusterFlags, io: Io): Promise<number> => {
     const format = outputFormat(flags.output, ['text', 'json'] as const, 'text');
     const target = await readRunTarget(flags, {
-      bootstrap: mode === 'up' ? 'full' : mode === 'resume' ? 'install' : 'none',
+      bootstrap: mode === 'up' ? 'full' : mode === 'resume' ? 'resume' : 'none',
       checks: mode !== 'crds',
       fallback: mode === 'resume' ? 'diagnose' : 'apply',
     });
