@@ -57,8 +57,8 @@ describe.sequential('help examples of the cluster commands', () => {
     const failures: string[] = [];
     for (const ex of examples) {
       if (ex.includes('--watch')) {
-        // runs until stopped: it must have drawn the table by then
-        const r = await runExample(ex, 8000);
+        // runs until stopped (exec: the timeout's signal reaches standup itself): it must have drawn the table by then
+        const r = await runExample(`exec ${ex}`, 8000);
         if (!r.stdout.includes('LEVEL')) failures.push(`${ex}: no table before it was stopped (${r.stderr.split('\n')[0]})`);
         continue;
       }
