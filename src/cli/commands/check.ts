@@ -7,7 +7,7 @@ import { sortProblems } from '../../model/problem.js';
 import { renderProblemsText } from '../../ui/problems-text.js';
 import type { Io } from '../io.js';
 import { loadAndPlan } from '../load.js';
-import { outputFormat, type GlobalOptions } from '../options.js';
+import { outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
 export interface CheckOptions extends GlobalOptions {
   strict?: boolean;
@@ -16,11 +16,11 @@ export interface CheckOptions extends GlobalOptions {
 
 /** `standup check`: every static problem at once. Exit 2 on any error (and on warnings with --strict). */
 export async function check(o: CheckOptions, io: Io): Promise<number> {
-  const format = outputFormat(o.output, ['text', 'json'] as const, 'text');
+  const format = outputFormat(o.output, ['text', 'json', 'yaml'] as const, 'text');
   const legacyOrder = o.legacyOrder ? await readLegacyOrder(o.legacyOrder, io.cwd) : undefined;
   const { repo, contexts } = await loadAndPlan(o, io);
   const problems = sortProblems([...repo.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder })]);
-  io.out(format === 'json' ? JSON.stringify({ problems }, null, 2) + '\n' : renderProblemsText(problems, contexts.length, io.style));
+  io.out(format === 'text' ? renderProblemsText(problems, contexts.length, io.style) : renderDocument(format, { problems }));
   const failing = problems.some((p) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;
 }
