@@ -45,6 +45,12 @@ describe('standup version against the testbed', () => {
     expect(v.server.flux.kustomizationApi).toContain('v1');
   });
 
+  it('--verbose logs each API request and its status on stderr', async () => {
+    const r = await standup(['version', '--kubeconfig', info.kubeconfigPath, '--verbose']);
+    expect(r.stderr).toMatch(new RegExp(`debug \\+\\S+ api GET ${info.server.replace(/[.]/g, '\\.')}/version\n`));
+    expect(r.stderr).toMatch(/debug \+\S+ api -> 200\n/);
+  });
+
   it('takes each controller\'s version from its Deployment\'s image, wherever Flux runs', async () => {
     const v = await versionOf();
     expect(v.server.flux.controllers).toMatchObject({ 'kustomize-controller': 'v1.9.6' });
