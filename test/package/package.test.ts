@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAction, runAction, type RunOptions } from './action-runner.js';
 import { installOffline, pack, PROJECT, type Packed } from './pack.js';
 
 // The package as a user gets it: packed as `npm publish` would, installed from the tarball into an empty directory
@@ -111,3 +112,133 @@ describe('installed from the tarball, production dependencies only', () => {
     expect(r.stderr).toContain('unknown output format "svg"');
   });
 });
+
+describe('action.yml, its shell steps run as a GitHub runner runs them', () => {
+  const ACTION = path.join(PROJECT, 'action.yml');
+  let job: { prefix: string; ghDir: string; env: Record<string, string>; checkout: string };
+
+  beforeAll(async () => {
+    const root = path.join(packed.dir, 'job');
+    const prefix = path.join(root, 'npm-global');
+    const ghDir = path.join(root, 'fake-gh');
+    mkdirSync(prefix, { recursive: true });
+    mkdirSync(ghDir, { recursive: true });
+    // GitHub's API is not reachable from here: a stand-in `gh` keeps the comments in a file and logs each call.
+    writeFileSync(path.join(ghDir, 'gh'), FAKE_GH);
+    chmodSync(path.join(ghDir, 'gh'), 0o755);
+    job = {
+      prefix,
+      ghDir,
+      checkout: await pullRequestCheckout(root),
+      env: {
+        PATH: [path.join(prefix, 'bin'), ghDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+        // The install step's `npm install --global` goes to a scratch prefix, offline. The tarball's own offline install
+        // is tested above; a global install of a tarball would need the registry for its dependencies, so the step
+        // gets the package as installed there (a folder: npm links it, scripts off, as a published package has none).
+        npm_config_prefix: prefix,
+        npm_config_offline: 'true',
+        npm_config_ignore_scripts: 'true',
+        npm_config_loglevel: 'error',
+        FAKE_GH_LOG: path.join(ghDir, 'calls.jsonl'),
+        FAKE_GH_STATE: path.join(ghDir, 'comments.json'),
+      },
+    };
+  }, 120_000);
+
+  const act = (o: Partial<RunOptions> & { inputs: Record<string, string> }) =>
+    runAction(ACTION, { workspace: PROJECT, env: job.env, ...o, inputs: { package: installed.packageDir, ...o.inputs } });
+
+  it('installs the version of the package it belongs to by default', () => {
+    expect(readAction(ACTION).inputs.package!.default).toBe(`${project.name}@${project.version}`);
+  });
+
+  it('plan: installs standup, runs it, and writes the markdown to the job summary and the markdown output', async () => {
+    const r = await act({ inputs: { command: 'plan --cluster dev' } });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'success', 'success']);
+    expect(r.steps[1]!.stdout).toContain(`standup ${project.version} at ${path.join(job.prefix, 'bin/standup')}`);
+    expect(r.summary).toContain('### standup plan: cluster `dev`');
+    expect(r.summary).toContain('TIER_ORDER=(crds platform oauth2-proxy platform-config apps headlamp platform-config-cdi apps-vms)');
+    expect(r.outputs['exit-code']).toBe('0');
+    expect(readFileSync(r.outputs.markdown!, 'utf8')).toBe(r.summary);
+    expect(r.failed).toBe(false);
+  });
+
+  it('diff --base in a shallow pull request checkout: the graph change in the summary, one PR comment, updated on the next run', async () => {
+    const inputs = { command: 'diff --base --cluster dev', comment: 'true', 'node-version': '' };
+    const event = { pull_request: { number: 7, base: { ref: 'main' } } };
+    const first = await act({ inputs, workspace: job.checkout, event });
+    expect(first.steps.map((s) => s.status)).toEqual(['skipped', 'success', 'success', 'success']);
+    expect(first.summary).toContain('| ➕ | dependsOn | `apps` depends on `headlamp` |');
+    expect(first.summary).toContain('```mermaid');
+    expect(first.steps[2]!.stderr).toContain('fetching the base branch');
+    expect(first.steps[3]!.stdout).toContain('commented on #7');
+    const second = await act({ inputs, workspace: job.checkout, event });
+    expect(second.steps[3]!.stdout).toContain('updated comment 100 on #7');
+    const comments = JSON.parse(readFileSync(job.env.FAKE_GH_STATE!, 'utf8')) as { id: number; body: string }[];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toMatch(/^<!-- standup: diff --base --cluster dev -->\n### standup diff: /);
+    const calls = readFileSync(job.env.FAKE_GH_LOG!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; token: string });
+    expect(calls.map((c) => c.args.slice(0, 3).join(' '))).toEqual([
+      'api --paginate repos/octo/fleet/issues/7/comments', 'api --method POST',
+      'api --paginate repos/octo/fleet/issues/7/comments', 'api --method PATCH',
+    ]);
+    expect(calls.every((c) => c.token === 'ghs_test_token')).toBe(true);
+  });
+
+  it('a failing command fails the step with standup\'s exit code, and the comment step still runs (and has nothing to post)', async () => {
+    const r = await act({ inputs: { command: 'plan -o svg', comment: 'true' }, event: { pull_request: { number: 8 } } });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.steps[2]!.exitCode).toBe(2);
+    expect(r.steps[2]!.stderr).toContain('unknown output format "svg"');
+    expect(r.outputs['exit-code']).toBe('2');
+    expect(r.steps[3]!.stdout).toContain('no markdown to comment with');
+    expect(r.failed).toBe(true);
+  });
+});
+
+/** A pull request checkout as actions/checkout makes it: the example at main, a change, the merge ref, depth 1. */
+async function pullRequestCheckout(root: string): Promise<string> {
+  const git = (cwd: string, ...args: string[]) => execa('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+  const src = path.join(root, 'src');
+  cpSync(path.join(PROJECT, 'examples/homelab'), src, { recursive: true });
+  await git(src, 'init', '-q', '-b', 'main');
+  await git(src, 'add', '-A');
+  await git(src, 'commit', '-qm', 'main');
+  await git(src, 'checkout', '-qb', 'feature');
+  const apps = path.join(src, 'clusters/base/apps.yaml');
+  writeFileSync(apps, readFileSync(apps, 'utf8').replace('    - name: oauth2-proxy\n', '    - name: oauth2-proxy\n    - name: headlamp\n'));
+  await git(src, 'commit', '-qam', 'apps after headlamp');
+  await git(src, 'checkout', '-q', '-b', 'merge', 'main');
+  await git(src, 'merge', '-q', '--no-ff', '--no-edit', 'feature');
+  await git(src, 'update-ref', 'refs/pull/7/merge', 'HEAD');
+  await git(src, 'checkout', '-q', 'main');
+  const origin = path.join(root, 'origin.git');
+  await git(root, 'clone', '-q', '--mirror', src, origin);
+  const checkout = path.join(root, 'workspace');
+  mkdirSync(checkout);
+  await git(checkout, 'init', '-q');
+  await git(checkout, 'remote', 'add', 'origin', origin);
+  await git(checkout, 'fetch', '-q', '--no-tags', '--depth=1', 'origin', '+refs/pull/7/merge:refs/remotes/pull/7/merge');
+  await git(checkout, 'checkout', '-q', '--detach', 'refs/remotes/pull/7/merge');
+  return checkout;
+}
+
+const FAKE_GH = `#!/usr/bin/env node
+// gh api for the issue-comments endpoints, answering from a JSON file; --jq's filter is what the action passes.
+const fs = require('fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(process.env.FAKE_GH_LOG, JSON.stringify({ args, token: process.env.GH_TOKEN }) + '\\n');
+const file = process.env.FAKE_GH_STATE;
+const comments = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+const method = args.includes('--method') ? args[args.indexOf('--method') + 1] : 'GET';
+if (method === 'GET') {
+  if (args[args.indexOf('--jq') + 1] !== '.[] | select(.body | startswith($ENV.STANDUP_MARKER)) | .id') process.exit(3);
+  for (const c of comments) if (c.body.startsWith(process.env.STANDUP_MARKER)) console.log(c.id);
+} else {
+  const body = fs.readFileSync(args[args.indexOf('-F') + 1].replace(/^body=@/, ''), 'utf8');
+  if (method === 'POST') comments.push({ id: 100 + comments.length, body });
+  else comments.find((c) => c.id === Number(args.find((a) => /comments\\/\\d+$/.test(a)).split('/').pop())).body = body;
+  fs.writeFileSync(file, JSON.stringify(comments));
+  console.log('{}');
+}
+`;
