@@ -91,7 +91,7 @@ Examples:
 
   program
     .command('diff')
-    .description('compare the graph of two clusters, or of one cluster at two git revisions')
+    .description('compare the graph of two clusters, of one cluster at two git revisions, or of a branch and its merge-base')
     .option('--from <rev>', 'the older revision (read from git, not the working tree)')
     .option('--to <rev>', 'the newer revision (default: HEAD)')
     .option('--base [rev]', 'compare with the merge-base of --to and REV (default: the default branch), as a pull request does')
