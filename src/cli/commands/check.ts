@@ -7,6 +7,7 @@ import { sortProblems } from '../../model/problem.js';
 import { renderProblemsText } from '../../ui/problems-text.js';
 import type { Io } from '../io.js';
 import { loadAndPlan } from '../load.js';
+import { readBootstrap } from '../../repo/bootstrap.js';
 import { outputFormat, type GlobalOptions } from '../options.js';
 
 export interface CheckOptions extends GlobalOptions {
@@ -19,7 +20,8 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, ['text', 'json'] as const, 'text');
   const legacyOrder = o.legacyOrder ? await readLegacyOrder(o.legacyOrder, io.cwd) : undefined;
   const { repo, contexts } = await loadAndPlan(o, io);
-  const problems = sortProblems([...repo.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder })]);
+  const bootstrap = readBootstrap(repo.root, repo.config, repo.clusters);
+  const problems = sortProblems([...repo.problems, ...bootstrap.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder, bootstrap })]);
   io.out(format === 'json' ? JSON.stringify({ problems }, null, 2) + '\n' : renderProblemsText(problems, contexts.length, io.style));
   const failing = problems.some((p) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;
