@@ -86,7 +86,6 @@ export const CHART_CRDS: readonly ChartCrds[] = [
   { charts: ['intel-device-plugins-operator'], groups: ['deviceplugin.intel.com'] },
   { charts: ['gpu-operator'], groups: ['nvidia.com'] },
   { charts: ['toolhive-operator-crds'], groups: ['toolhive.stacklok.dev'] },
-  { charts: ['direwolf-operator'], groups: ['direwolf.games-on-whales.github.io'] },
   { charts: ['llmkube'], groups: ['inference.llmkube.dev'] },
   {
     charts: ['eck-operator', 'eck-operator-crds'],

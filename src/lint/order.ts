@@ -4,6 +4,7 @@
 // has applied it, so its parent's dependsOn were Ready before it too. So "Ready before T starts" is the closure of
 // T's dependsOn and its ancestors' dependsOn; "applied before T starts" adds the ancestors themselves (a parent's
 // CRDs are in its own apply, before the child exists, but a HelmRelease the parent applies is installed later).
+// A Ready tier with wait: true is Ready only once what it applied is, so its child Kustomizations are Ready too.
 import { ancestors, type Graph } from '../graph/graph.js';
 import { splitKey } from '../model/ref.js';
 
@@ -13,7 +14,29 @@ export class Order {
   private readyMemo = new Map<string, Set<string>>();
   private ancestorsMemo = new Map<string, string[]>();
 
-  constructor(private readonly graph: Graph) {}
+  /** `unexpanded`: tiers whose objects are not known (another source, a failed build). */
+  constructor(private readonly graph: Graph, private readonly unexpanded: ReadonlySet<string> = new Set()) {}
+
+  /**
+   * Unexpanded tiers that run before `key`: Ready ones, applied ones, and what those apply. One of them may install
+   * what `key` needs, so "nothing installs it" cannot be said.
+   */
+  unexpandedBefore(key: string): string[] {
+    if (this.unexpanded.size === 0) return [];
+    // What a Ready tier applied has run too (with wait, it is Ready); an ancestor's other children have not.
+    const before = new Set(this.ready(key));
+    const stack = [...before];
+    while (stack.length > 0) {
+      for (const c of this.graph.children.get(stack.pop()!) ?? []) {
+        if (c !== key && !before.has(c)) {
+          before.add(c);
+          stack.push(c);
+        }
+      }
+    }
+    for (const a of this.applied(key)) before.add(a);
+    return [...before].filter((k) => this.unexpanded.has(k)).sort();
+  }
 
   ancestors(key: string): string[] {
     let a = this.ancestorsMemo.get(key);
@@ -32,6 +55,8 @@ export class Order {
       if (seen.has(k)) continue;
       seen.add(k);
       for (const a of [k, ...this.ancestors(k)]) stack.push(...(this.graph.deps.get(a) ?? []));
+      // A Ready tier with wait: true waited for what it applied, its child Kustomizations included.
+      if (this.graph.nodes.get(k)?.wait) stack.push(...(this.graph.children.get(k) ?? []).filter((c) => c !== key));
     }
     this.readyMemo.set(key, seen);
     return seen;

@@ -12,6 +12,8 @@ export interface LintInput {
   legacyOrder?: { file: string; tiers: { name: string; line: number }[] };
   /** What the repository installs before Flux (src/repo/bootstrap.ts); none when absent. */
   bootstrap?: Bootstrap;
+  /** The loader's problems: a tier with build-failed was not expanded, so what it installs is not known. */
+  loadProblems?: Problem[];
 }
 
 export interface Rule {

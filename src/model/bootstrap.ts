@@ -30,6 +30,11 @@ export interface Bootstrap {
   platforms: PlatformUse[];
   /** Files that look like bootstrap steps and could not be read (`bootstrap-unreadable`). */
   problems: Problem[];
+  /**
+   * Tiers that were not built (their build failed), read statically instead: the CRD groups their kustomization
+   * lists (files, URLs) and the charts of the HelmReleases and OCIRepositories in their folder.
+   */
+  tierCrds: { cluster: string; tier: string; groups: string[]; charts: string[] }[];
 }
 
-export const emptyBootstrap = (): Bootstrap => ({ installs: [], platforms: [], problems: [] });
+export const emptyBootstrap = (): Bootstrap => ({ installs: [], platforms: [], problems: [], tierCrds: [] });

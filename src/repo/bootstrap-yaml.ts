@@ -1,6 +1,7 @@
 // Text helpers for reading bootstrap files: set helmfile's Go templates aside so the YAML parses, and find CRD
 // groups in manifests and in the URLs people `kubectl apply`.
 import { parseAllDocuments } from 'yaml';
+import { chartEntry } from '../lint/chart-crds.js';
 
 /**
  * helmfile files are Go templates. Lines that are only template actions (`{{ if }}`, `{{ end }}`) are blanked, so
@@ -33,12 +34,16 @@ export function crdGroupsInText(text: string): string[] {
 }
 
 /**
- * The CRD group a remote manifest installs, from its URL alone (nothing is fetched): the Gateway API release
- * files, and the `<group>_<plural>.yaml` names controller-gen gives CRD files.
+ * The CRD groups a remote manifest installs, from its URL alone (nothing is fetched): the Gateway API release
+ * files, the `<group>_<plural>.yaml` names controller-gen gives CRD files, and a CRD file (`*crd*.yaml`) published
+ * by a GitHub repository named like a chart in the chart table (cert-manager's cert-manager.crds.yaml).
  */
-export function crdGroupOfUrl(url: string): string | null {
-  if (/kubernetes-sigs\/gateway-api\b|gateway-api\/.*(standard|experimental)-install\.ya?ml/.test(url)) return 'gateway.networking.k8s.io';
+export function crdGroupsOfUrl(url: string): string[] {
+  if (/kubernetes-sigs\/gateway-api\b|gateway-api\/.*(standard|experimental)-install\.ya?ml/.test(url)) return ['gateway.networking.k8s.io'];
   const file = url.split(/[?#]/)[0]!.split('/').pop() ?? '';
   const m = /^([a-z0-9-]+(?:\.[a-z0-9-]+)+)_[a-z0-9]+\.ya?ml$/.exec(file);
-  return m ? m[1]! : null;
+  if (m) return [m[1]!];
+  const repo = /^(?:https?:\/\/)?(?:github\.com|raw\.githubusercontent\.com)\/[^/]+\/([^/]+)\//.exec(url)?.[1];
+  if (repo && /crd/i.test(file)) return [...(chartEntry(repo)?.groups ?? [])];
+  return [];
 }

@@ -10,7 +10,7 @@ import type { Bootstrap, BootstrapInstall, PlatformUse } from '../model/bootstra
 import type { StandupConfig } from '../model/config.js';
 import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
-import { crdGroupsInText, crdGroupOfUrl, stripTemplates } from './bootstrap-yaml.js';
+import { crdGroupsInText, crdGroupsOfUrl, stripTemplates } from './bootstrap-yaml.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -18,7 +18,7 @@ const SKIP_DIRS = new Set(['.git', 'node_modules', '.github', 'charts', 'vendor'
 const MAX_DEPTH = 8;
 
 /** Everything installed before Flux, for `check`. `root` is the repository directory; files are shown relative to it. */
-export function readBootstrap(root: string, config: StandupConfig, clusters: readonly ClusterModel[]): Bootstrap {
+export function readBootstrap(root: string, config: StandupConfig, clusters: readonly ClusterModel[], loadProblems: readonly Problem[] = []): Bootstrap {
   const files = walk(root);
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
   const installs: BootstrapInstall[] = [];
@@ -34,7 +34,24 @@ export function readBootstrap(root: string, config: StandupConfig, clusters: rea
     const groups = manifestCrdGroups(path.resolve(root, p.path));
     if (groups.length) installs.push({ name: `${name}: ${p.path}`, namespace: null, kind: 'manifest', chart: null, groups, file: 'tiers.yaml', line: null });
   }
-  return { installs, platforms: platforms(config, files, rel, clusters), problems };
+  return { installs, platforms: platforms(config, files, rel, clusters), problems, tierCrds: unbuiltTierCrds(root, clusters, loadProblems) };
+}
+
+/**
+ * A tier whose build failed (a remote resource without the network, a missing generator input) is not in the
+ * models: the CRD groups its kustomization lists are read statically, so a CRD it applies by URL still counts.
+ */
+function unbuiltTierCrds(root: string, clusters: readonly ClusterModel[], loadProblems: readonly Problem[]): Bootstrap['tierCrds'] {
+  const out: Bootstrap['tierCrds'] = [];
+  for (const p of loadProblems) {
+    if (p.code !== 'build-failed' || !p.object?.startsWith('Kustomization/') || !p.cluster) continue;
+    const tier = p.object.slice('Kustomization/'.length);
+    const ks = clusters.find((c) => c.name === p.cluster)?.kustomizations.find((k) => k.key === tier);
+    if (!ks?.repoPath) continue;
+    const dir = path.resolve(root, ks.repoPath);
+    out.push({ cluster: p.cluster, tier, groups: kustomizeCrdGroups(dir, new Set()), charts: staticCharts(dir) });
+  }
+  return out;
 }
 
 function walk(root: string): string[] {
@@ -159,10 +176,7 @@ function hookOf(h: Obj, name: string, ns: string | null): Hook {
 
 /** CRD groups in what `kubectl apply -f/-k` applies: a file, a folder (static read), or a URL named like a CRD. */
 function appliedGroups(abs: string, target: string): string[] {
-  if (/^https?:\/\//.test(target)) {
-    const g = crdGroupOfUrl(target);
-    return g ? [g] : [];
-  }
+  if (/^https?:\/\//.test(target)) return crdGroupsOfUrl(target);
   return manifestCrdGroups(abs);
 }
 
@@ -213,8 +227,7 @@ function kustomizeCrdGroups(dir: string, seen: Set<string>): string[] {
   for (const r of [...(Array.isArray(k?.resources) ? k!.resources : []), ...(Array.isArray(k?.crds) ? k!.crds : [])]) {
     if (typeof r !== 'string') continue;
     if (/^(https?:\/\/|github\.com\/|git@)/.test(r)) {
-      const g = crdGroupOfUrl(r);
-      if (g) groups.add(g);
+      for (const g of crdGroupsOfUrl(r)) groups.add(g);
       continue;
     }
     const abs = path.resolve(dir, r);
@@ -228,6 +241,26 @@ function kustomizeCrdGroups(dir: string, seen: Set<string>): string[] {
     for (const g of got) groups.add(g);
   }
   return [...groups].sort();
+}
+
+/** Chart names of the HelmReleases and OCIRepositories in a folder's YAML files (a static read of a failed build). */
+function staticCharts(dir: string): string[] {
+  const charts = new Set<string>();
+  for (const f of walk(dir)) {
+    let text: string;
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!/kind:\s*(HelmRelease|OCIRepository)/.test(text)) continue;
+    for (const doc of parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
+      const o = doc.errors.length ? null : (doc.toJS() as Obj | null);
+      if (o?.kind === 'HelmRelease' && typeof o.spec?.chart?.spec?.chart === 'string') charts.add(o.spec.chart.spec.chart);
+      if (o?.kind === 'OCIRepository' && typeof o.spec?.url === 'string') charts.add(o.spec.url);
+    }
+  }
+  return [...charts].sort();
 }
 
 /**

@@ -20,8 +20,8 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, ['text', 'json'] as const, 'text');
   const legacyOrder = o.legacyOrder ? await readLegacyOrder(o.legacyOrder, io.cwd) : undefined;
   const { repo, contexts } = await loadAndPlan(o, io);
-  const bootstrap = readBootstrap(repo.root, repo.config, repo.clusters);
-  const problems = sortProblems([...repo.problems, ...bootstrap.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder, bootstrap })]);
+  const bootstrap = readBootstrap(repo.root, repo.config, repo.clusters, repo.problems);
+  const problems = sortProblems([...repo.problems, ...bootstrap.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder, bootstrap, loadProblems: repo.problems })]);
   io.out(format === 'json' ? JSON.stringify({ problems }, null, 2) + '\n' : renderProblemsText(problems, contexts.length, io.style));
   const failing = problems.some((p) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;

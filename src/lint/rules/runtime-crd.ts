@@ -6,6 +6,7 @@ import type { ClusterModel, RenderedObject } from '../../model/flux.js';
 import type { Problem } from '../../model/problem.js';
 import { groupOf, objectId } from '../../model/ref.js';
 import { isBuiltinGroup, isFluxGroup } from '../builtin-groups.js';
+import { chartEntry } from '../chart-crds.js';
 import { installersOf, type Installers, type ReleaseInstaller } from '../installers.js';
 import { best, dependsOnEntry, Order, type Verdict } from '../order.js';
 import type { Rule } from '../rule.js';
@@ -32,8 +33,17 @@ interface Origin {
 export const runtimeCrdRule: Rule = {
   code: 'runtime-crd',
   description: "every custom resource's CRD is established before its tier's dry-run",
-  check: ({ clusters, config, bootstrap }) =>
-    clusters.flatMap(({ cluster, graph }) => checkCluster(cluster, graph, config, bootstrap ?? emptyBootstrap())),
+  check: ({ clusters, config, bootstrap, loadProblems }) =>
+    clusters.flatMap(({ cluster, graph }) => {
+      const failed = (loadProblems ?? []).filter((p) => p.code === 'build-failed' && p.cluster === cluster.name && p.object?.startsWith('Kustomization/'));
+      const unexpanded = new Set([
+        ...cluster.kustomizations.filter((k) => k.repoPath === null).map((k) => k.key),
+        ...failed.map((p) => p.object!.slice('Kustomization/'.length)),
+      ]);
+      // A failed build read statically is known well enough: its CRDs and charts count, it is not a blind spot.
+      for (const t of bootstrap?.tierCrds ?? []) if (t.cluster === cluster.name) unexpanded.delete(t.tier);
+      return checkCluster(cluster, graph, config, bootstrap ?? emptyBootstrap(), unexpanded);
+    }),
 };
 
 interface Pending {
@@ -43,9 +53,15 @@ interface Pending {
   objects: RenderedObject[];
 }
 
-function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig, bootstrap: Bootstrap): Problem[] {
+function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig, bootstrap: Bootstrap, unexpanded: Set<string>): Problem[] {
   const crds = crdsInGit(cluster.objects);
-  const order = new Order(graph);
+  const order = new Order(graph, unexpanded);
+  const unbuilt = new Map<string, string[]>();
+  for (const t of bootstrap.tierCrds) {
+    if (t.cluster !== cluster.name) continue;
+    const groups = new Set([...t.groups, ...t.charts.flatMap((c) => chartEntry(c)?.groups ?? [])]);
+    for (const g of groups) unbuilt.set(g, [...(unbuilt.get(g) ?? []), t.tier]);
+  }
   const installers = installersOf(cluster, bootstrap);
   const problems: Problem[] = [];
   const pending = new Map<string, Pending>();
@@ -58,7 +74,9 @@ function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig
     const declared = config.runtimeCrds.some((r) => r.group === group && r.kind === obj.kind);
     if (!declared && installers.beforeFlux(group).length > 0) continue;
 
-    const origin = originOf(cluster, config, crds, group, obj.kind, installers);
+    const origin = unbuilt.has(group) && !declared && !crds.has(`${group}/${obj.kind}`)
+      ? { how: 'git' as const, owners: unbuilt.get(group)!, crd: `${pluralGuess(obj.kind)}.${group}` }
+      : originOf(cluster, config, crds, group, obj.kind, installers);
     if (origin) {
       const problem = checkOrder(cluster, order, obj, origin);
       if (problem) problems.push(problem);
@@ -209,6 +227,19 @@ function checkInstalled(order: Order, p: Pending, installers: Installers): Omit<
 
   const known = installers.releases(p.group);
   const candidates: ReleaseInstaller[] = known.length ? known : installers.byName(p.group);
+  const unknown = order.unexpandedBefore(p.tier);
+  if (unknown.length > 0 && (known.length === 0 || candidates.every((i) => order.verdict(p.tier, i.owner, 'ready') !== 'ordered'))) {
+    if (candidates.some((i) => order.verdict(p.tier, i.owner, 'ready') === 'ordered')) return null;
+    return {
+      ...base,
+      severity: 'info',
+      installer: `perhaps ${unknown.join(', ')} (not expanded)`,
+      message:
+        `${p.tier} applies ${what}, and nothing standup could read installs the CRDs of ${p.group} before it; ` +
+        `${list(unknown)} ${unknown.length > 1 ? 'run' : 'runs'} before ${p.tier} but ${unknown.length > 1 ? 'were' : 'was'} not expanded ` +
+        `(another source, or a failed build), so ${unknown.length > 1 ? 'they' : 'it'} may install them. Not evaluated.`,
+    };
+  }
   if (candidates.length === 0) {
     return {
       ...base,
@@ -258,6 +289,8 @@ function checkInstalled(order: Order, p: Pending, installers: Installers): Omit<
       `that chart happens to be installed (a slower cold start, retried every retryInterval). ${add}.${guess}`,
   };
 }
+
+const list = (xs: string[]): string => (xs.length <= 3 ? xs.join(', ') : `${xs.slice(0, 3).join(', ')} and ${xs.length - 3} more`);
 
 /** Kubernetes' own lower-case plural rule, good enough to name a CRD that is not in git. */
 export function pluralGuess(kind: string): string {
