@@ -140,3 +140,15 @@ function releaseChart(i: BootstrapInstall, releases: RenderedObject[], objects: 
   const entry = chartEntry(i.name);
   return entry ? { entry, chart: chartKey(i.name), from: ' (by the release name: the chart is templated)' } : null;
 }
+
+/** The bootstrap and platform installs of every cluster, merged by name: `check`'s "bootstrap installs" line. */
+export function bootstrapSummary(clusters: readonly ClusterModel[], bootstrap: Bootstrap): BeforeFlux[] {
+  const out = new Map<string, BeforeFlux>();
+  for (const c of clusters) {
+    for (const b of installersOf(c, bootstrap).bootstrap) {
+      const had = out.get(b.name);
+      out.set(b.name, had ? { ...had, groups: [...new Set([...had.groups, ...b.groups])].sort() } : b);
+    }
+  }
+  return [...out.values()];
+}
