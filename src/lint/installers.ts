@@ -7,6 +7,7 @@ import { PLATFORM_GROUPS } from '../model/platforms.js';
 import { objectId } from '../model/ref.js';
 import { chartEntry, chartKey } from './chart-crds.js';
 import { chartInstallers } from './chart-installers.js';
+import { isFluxGroup } from './builtin-groups.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -117,7 +118,10 @@ function bootstrapInstalls(bootstrap: Bootstrap, releases: RenderedObject[], obj
       }
     }
     if (groups.size === 0) continue;
-    out.push({ name: i.namespace ? `${i.name}` : i.name, groups: [...groups].sort(), via, file: i.file, line: i.line });
+    // Flux's own groups exist before any tier anyway: a flux-operator release is not news.
+    const shown = [...groups].filter((g) => !isFluxGroup(g));
+    if (shown.length === 0) continue;
+    out.push({ name: i.name, groups: shown, via, file: i.file, line: i.line });
   }
   for (const p of bootstrap.platforms) {
     out.push({ name: `platform ${p.platform}`, groups: [...PLATFORM_GROUPS[p.platform]], via: `declared in ${p.from}`, file: p.from, line: null });
@@ -147,7 +151,7 @@ export function bootstrapSummary(clusters: readonly ClusterModel[], bootstrap: B
   for (const c of clusters) {
     for (const b of installersOf(c, bootstrap).bootstrap) {
       const had = out.get(b.name);
-      out.set(b.name, had ? { ...had, groups: [...new Set([...had.groups, ...b.groups])].sort() } : b);
+      out.set(b.name, had ? { ...had, groups: [...new Set([...had.groups, ...b.groups])] } : b);
     }
   }
   return [...out.values()];

@@ -14,8 +14,6 @@ export interface CheckSummary {
   verbose?: boolean;
 }
 
-const HEADINGS: Record<Severity, string> = { error: 'Errors', warning: 'Warnings', info: 'Notes (not evaluated)' };
-
 /**
  * `check` for people: a summary first (counts by severity and code, what the bootstrap installs), then errors,
  * warnings and notes, each folded (problems-fold.ts) with its location first (clickable in editors).
@@ -26,16 +24,14 @@ export function renderProblemsText(problems: Problem[], clusterCount: number, st
   const byCode = countsByCode(problems);
   if (byCode) out.push(`  ${byCode}`);
   if (summary.bootstrap?.length) {
-    out.push(`  bootstrap installs: ${summary.bootstrap.map((b) => `${b.name} (${listSome(b.groups, 2, verbose)})`).join(', ')}`);
+    // One group per install by default (verbose and -o json have them all): the line must stay short.
+    const groups = (g: string[]) => (verbose ? g.join(', ') : g[0]!);
+    out.push(`  bootstrap installs: ${summary.bootstrap.map((b) => `${b.name} (${groups(b.groups)})`).join(', ')}`);
   }
   const sections: string[] = [out.join('\n')];
   const folds = foldProblems(problems);
-  for (const sev of ['error', 'warning', 'info'] as const) {
-    const these = folds.filter((f) => f.severity === sev);
-    if (these.length === 0) continue;
-    sections.push(style.bold(HEADINGS[sev]));
-    for (const f of these) sections.push(renderFold(f, style, verbose));
-  }
+  // Errors, then warnings, then notes (foldProblems sorts by severity); each block says which it is.
+  for (const f of folds) sections.push(renderFold(f, style, verbose, clusterCount));
   sections.push(...externalCrdsHint(problems, style));
   return sections.join('\n\n') + '\n';
 }
@@ -51,29 +47,24 @@ function summaryLine(problems: Problem[], clusterCount: number, style: Style, s:
 }
 
 function countsByCode(problems: Problem[]): string {
-  const by = new Map<string, Record<Severity, number>>();
-  for (const p of problems) {
-    const c = by.get(p.code) ?? { error: 0, warning: 0, info: 0 };
-    c[p.severity]++;
-    by.set(p.code, c);
-  }
+  const by = new Map<string, number>();
+  for (const p of problems) by.set(p.code, (by.get(p.code) ?? 0) + 1);
   if (by.size === 0) return '';
-  return [...by]
-    .sort((a, b) => b[1].error - a[1].error || b[1].warning - a[1].warning || a[0].localeCompare(b[0]))
-    .map(([code, c]) => `${code} ${[c.error && `${c.error} error(s)`, c.warning && `${c.warning} warning(s)`, c.info && `${c.info} note(s)`].filter(Boolean).join(', ')}`)
-    .join(' · ');
+  return `by code: ${[...by].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([code, n]) => `${code} ${n}`).join(', ')}`;
 }
 
 const sevLabel = (sev: Severity, style: Style) => (sev === 'error' ? style.red('error') : sev === 'warning' ? style.yellow('warning') : style.cyan('info'));
 const where = (p: Problem) => (p.file ? `${p.file}${p.line ? `:${p.line}` : ''}` : '(repository)');
 const indent = (text: string, by = '  ') => text.split('\n').map((l) => `${by}${l}`).join('\n');
 
-function renderFold(f: Fold, style: Style, verbose: boolean): string {
+function renderFold(f: Fold, style: Style, verbose: boolean, clusterCount: number): string {
   const first = f.items[0]!;
   const clusters = distinct(f.items.map((p) => p.cluster).filter((c): c is string => !!c));
-  const inClusters = clusters.length > 1 ? `in clusters ${clusters.join(', ')}` : clusters.length ? `cluster ${clusters[0]}` : null;
+  // With one cluster checked, naming it on every block says nothing.
+  const inClusters = clusters.length > 1 ? `in clusters ${clusters.join(', ')}` : clusters.length && clusterCount > 1 ? `cluster ${clusters[0]}` : null;
   if (f.title === null || f.items.length === 1) {
-    const what = [first.object, inClusters].filter(Boolean).join(', ');
+    // The object is named in the header unless the message already starts with it (keeps the header one line).
+    const what = [first.object && !first.message.includes(first.object.replace(/^Kustomization\//, '')) ? first.object : null, inClusters].filter(Boolean).join(', ');
     return `${style.bold(where(first))}  ${sevLabel(f.severity, style)} ${style.dim(f.code)}${what ? `  ${what}` : ''}\n${indent(first.message)}`;
   }
   const tiers = distinct(f.items.map((p) => p.tier ?? p.object ?? where(p)));
