@@ -17,9 +17,9 @@ const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2
 export function foldProblems(problems: readonly Problem[]): Fold[] {
   const folds = new Map<string, Fold>();
   for (const p of problems) {
-    const byInstaller = p.code === 'runtime-crd' && p.crdGroup && p.installer;
+    const byInstaller = !!p.installer;
     const key = byInstaller
-      ? `${p.code}\0${p.severity}\0${p.crdGroup}\0${p.installer}`
+      ? `${p.code}\0${p.severity}\0${p.crdGroup ?? ''}\0${p.installer}`
       : `${p.code}\0${p.severity}\0${p.file}\0${p.line}\0${p.object}\0${p.message}`;
     const fold = folds.get(key);
     if (fold) fold.items.push(p);
@@ -30,6 +30,7 @@ export function foldProblems(problems: readonly Problem[]): Fold[] {
 
 function titleOf(p: Problem): string {
   const inst = p.installer!;
+  if (!p.crdGroup) return inst;
   const installed = inst.startsWith('nothing') ? `installed by ${inst}` : inst.startsWith('perhaps') ? `installed ${inst}` : `installed by ${inst}`;
   return `${p.crdGroup}, ${installed}`;
 }
