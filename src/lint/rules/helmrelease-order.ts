@@ -53,6 +53,7 @@ function checkCluster(cluster: ClusterModel, order: Order, nodes: Map<string, { 
       out.push({
         ...base,
         severity: 'warning',
+        installer,
         message:
           `${id} (tier ${tier}) depends on HelmRelease ${key}, which tier ${u} applies, but ${tier} does not depend on ` +
           `${u}: a hidden order the tier graph does not show (helm-controller holds ${id} until ${u} happens to have ` +
