@@ -62,12 +62,14 @@ function renderFold(f: Fold, style: Style, verbose: boolean, clusterCount: numbe
   const clusters = distinct(f.items.map((p) => p.cluster).filter((c): c is string => !!c));
   // With one cluster checked, naming it on every block says nothing.
   const inClusters = clusters.length > 1 ? `in clusters ${clusters.join(', ')}` : clusters.length && clusterCount > 1 ? `cluster ${clusters[0]}` : null;
-  if (f.title === null || f.items.length === 1) {
-    // The object is named in the header unless the message already starts with it (keeps the header one line).
-    const what = [first.object && !first.message.includes(first.object.replace(/^Kustomization\//, '')) ? first.object : null, inClusters].filter(Boolean).join(', ');
+  const tiers = distinct(f.items.map((p) => p.tier ?? p.object ?? where(p)));
+  if (f.title === null || f.items.length === 1 || (tiers.length === 1 && clusters.length <= 1)) {
+    if (f.items.length > 1) return f.items.map((p) => renderFold({ ...f, items: [p], title: null }, style, verbose, clusterCount)).join('\n\n');
+    // A tier's own problem names the tier in its message: the header stays one line without it.
+    const tierItself = first.object?.startsWith('Kustomization/') && first.message.includes(first.object.slice('Kustomization/'.length));
+    const what = [tierItself ? null : first.object, inClusters].filter(Boolean).join(', ');
     return `${style.bold(where(first))}  ${sevLabel(f.severity, style)} ${style.dim(f.code)}${what ? `  ${what}` : ''}\n${indent(first.message)}`;
   }
-  const tiers = distinct(f.items.map((p) => p.tier ?? p.object ?? where(p)));
   const lines = [
     `${sevLabel(f.severity, style)} ${style.dim(f.code)}  ${style.bold(f.title)}`,
     `  ${tiers.length} tier(s)${inClusters ? ` ${inClusters}` : ''}: ${listSome(tiers, 4, verbose)}`,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import AjvModule from 'ajv';
+import * as AjvModule from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/model/problem.js';
 import { renderProblemsGithub } from '../../src/ui/problems-github.js';
@@ -9,7 +9,7 @@ import { renderProblemsSarif } from '../../src/ui/problems-sarif.js';
 
 const schema = JSON.parse(readFileSync(path.join(import.meta.dirname, 'sarif/sarif-schema-2.1.0.json'), 'utf8'));
 // ajv is CommonJS: its class is the default export's `default`.
-const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
+const Ajv = AjvModule.Ajv;
 // unicodeRegExp: false, as one pattern of the schema is not valid with the u flag.
 const validate = new Ajv({ strict: false, allErrors: true, validateFormats: false, unicodeRegExp: false }).compile(schema);
 
