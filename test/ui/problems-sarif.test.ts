@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import * as AjvModule from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/model/problem.js';
 import { renderProblemsGithub } from '../../src/ui/problems-github.js';
 import { renderProblemsMarkdown } from '../../src/ui/problems-markdown.js';
 import { renderProblemsSarif } from '../../src/ui/problems-sarif.js';
 
-const schema = JSON.parse(readFileSync(path.join(import.meta.dirname, 'sarif/sarif-schema-2.1.0.json'), 'utf8'));
-// ajv is CommonJS: its class is the default export's `default`.
-const Ajv = AjvModule.Ajv;
+// The SARIF 2.1.0 schema (rtm.5, JSON Schema draft-04) as Microsoft's SARIF test matchers ship it: an installed
+// devDependency, so the test needs no network and the project commits no copy of it.
+const require = createRequire(import.meta.url);
+const sarifPackage = path.dirname(require.resolve('@microsoft/jest-sarif/package.json'));
+const schema = JSON.parse(readFileSync(path.join(sarifPackage, 'lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
+// ajv-draft-04 is CommonJS (module.exports is the class); require gives it without ESM interop guesswork.
+const Ajv = require('ajv-draft-04') as new (o: Options) => { compile(schema: object): ValidateFunction };
 // unicodeRegExp: false, as one pattern of the schema is not valid with the u flag.
 const validate = new Ajv({ strict: false, allErrors: true, validateFormats: false, unicodeRegExp: false }).compile(schema);
 
