@@ -16,7 +16,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export const OUTPUT_FORMATS: Record<string, string[]> = {
   plan: ['text', 'json', 'yaml', 'markdown'],
   graph: ['text', 'mermaid', 'dot', 'json', 'yaml'],
-  check: ['text', 'json', 'yaml'],
+  check: ['text', 'json', 'yaml', 'sarif', 'github', 'markdown'],
   diff: ['text', 'json', 'yaml', 'markdown'],
   up: ['text', 'json', 'yaml'],
   resume: ['text', 'json', 'yaml'],
@@ -49,11 +49,17 @@ export function specOf(program: Command): CompletionSpec {
     commands: commands.map((c) => ({
       name: c.name(),
       description: c.description(),
-      flags: [...help.visibleOptions(c as never).map((o) => flag(o as unknown as Option)), ...inherited],
+      flags: ownThenInherited(help.visibleOptions(c as never).map((o) => flag(o as unknown as Option)), inherited),
       formats: OUTPUT_FORMATS[c.name()] ?? [],
       words: c.name() === 'completion' ? [...SHELLS] : c.name() === 'help' ? commands.map((x) => x.name()).filter((n) => n !== 'help') : [],
     })),
   };
+}
+
+/** A command's own flags, then the program's that it does not redefine (check has its own --verbose). */
+function ownThenInherited(own: FlagSpec[], inherited: FlagSpec[]): FlagSpec[] {
+  const taken = new Set(own.flatMap((f) => [f.short, f.long]).filter(Boolean));
+  return [...own, ...inherited.filter((f) => !taken.has(f.long) && !taken.has(f.short))];
 }
 
 /**
