@@ -78,7 +78,7 @@ describe('the tarball', () => {
   });
 });
 
-describe('installed from the tarball, production dependencies only', () => {
+describe('installed from the tarball, production dependencies only', { timeout: 120_000 }, () => {
   it('has no dev dependency in its tree', () => {
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) {
       expect(existsSync(path.join(installed.packageDir, 'node_modules', dev))).toBe(false);
@@ -113,7 +113,8 @@ describe('installed from the tarball, production dependencies only', () => {
   });
 });
 
-describe('action.yml, its shell steps run as a GitHub runner runs them', () => {
+// Each step spawns npm, git and standup: generous limits for a busy 2-core machine, not a measure of speed.
+describe('action.yml, its shell steps run as a GitHub runner runs them', { timeout: 120_000 }, () => {
   const ACTION = path.join(PROJECT, 'action.yml');
   let job: { prefix: string; ghDir: string; env: Record<string, string>; checkout: string };
 
@@ -183,6 +184,21 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', () => {
       'api --paginate repos/octo/fleet/issues/7/comments', 'api --method PATCH',
     ]);
     expect(calls.every((c) => c.token === 'ghs_test_token')).toBe(true);
+  });
+
+  it('check: annotations on the files from workflow commands, the problems in the summary, the step failing with exit 2', async () => {
+    const repo = path.join(packed.dir, 'job', 'fleet');
+    cpSync(path.join(PROJECT, 'test/fixtures/lint/missing-dependency'), repo, { recursive: true });
+    await execa('git', ['init', '-q'], { cwd: repo });
+    const r = await act({ inputs: { command: 'check' }, workspace: repo });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.annotations).toEqual([
+      expect.objectContaining({ level: 'error', props: expect.objectContaining({ file: 'clusters/dev/apps.yaml', line: '16' }) }),
+    ]);
+    expect(r.annotations[0]!.message).toContain('flux-system/apps depends on flux-system/database');
+    expect(r.summary).toContain('### standup check: 1 error(s)');
+    expect(r.summary).toContain('| error | `missing-dependency` | `clusters/dev/apps.yaml:16` |');
+    expect(r.outputs['exit-code']).toBe('2');
   });
 
   it('a failing command fails the step with standup\'s exit code, and the comment step still runs (and has nothing to post)', async () => {
