@@ -57,12 +57,14 @@ export interface RunOptions {
   env: Record<string, string>;
   /** The event payload (GITHUB_EVENT_PATH); a pull_request event when it has `pull_request`. */
   event?: Record<string, unknown>;
+  /** Where RUNNER_TEMP and the step files go (a new directory inside it); the caller removes it. */
+  scratch: string;
 }
 
 export async function runAction(actionFile: string, o: RunOptions): Promise<ActionRun> {
   const action = readAction(actionFile);
   if (action.runs.using !== 'composite') throw new Error(`not a composite action: ${action.runs.using}`);
-  const temp = mkdtempSync(path.join(o.workspace, '..', 'runner-temp-'));
+  const temp = mkdtempSync(path.join(o.scratch, 'runner-temp-'));
   const inputs: Record<string, string> = {};
   const ctx = { inputs, steps: {} as Record<string, { outputs: Record<string, string> }>, token: 'ghs_test_token' };
   for (const [k, v] of Object.entries(action.inputs)) inputs[k] = o.inputs[k] ?? evaluate(v.default ?? '', ctx);

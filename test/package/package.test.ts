@@ -147,7 +147,7 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', { timeo
   }, 120_000);
 
   const act = (o: Partial<RunOptions> & { inputs: Record<string, string> }) =>
-    runAction(ACTION, { workspace: PROJECT, env: job.env, ...o, inputs: { package: installed.packageDir, ...o.inputs } });
+    runAction(ACTION, { workspace: PROJECT, env: job.env, scratch: path.join(packed.dir, 'job'), ...o, inputs: { package: installed.packageDir, ...o.inputs } });
 
   it('installs the version of the package it belongs to by default', () => {
     expect(readAction(ACTION).inputs.package!.default).toBe(`${project.name}@${project.version}`);
