@@ -54,9 +54,10 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
       bootstrap: { installs: installs.map(({ name, groups, via, file, line }) => ({ name, groups, via, file, line })), platforms: bootstrap.platforms },
     }));
   } else if (format === 'sarif') {
-    io.out(renderProblemsSarif(problems, sortProblems(suppressed) as typeof suppressed, packageInfo().version));
+    const toWorkspace = workspacePaths(repo.root, io);
+    io.out(renderProblemsSarif(problems.map(toWorkspace), sortProblems(suppressed).map(toWorkspace) as typeof suppressed, packageInfo().version));
   } else if (format === 'github') {
-    io.out(renderProblemsGithub(problems));
+    io.out(renderProblemsGithub(problems.map(workspacePaths(repo.root, io))));
   } else if (format === 'markdown') {
     io.out(renderProblemsMarkdown(problems, contexts.length, installs, suppressed.length));
   } else {
@@ -66,6 +67,16 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   }
   const failing = problems.some((p: Problem) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;
+}
+
+/**
+ * GitHub places annotations and code-scanning results by paths relative to the checkout (GITHUB_WORKSPACE, else the
+ * directory standup runs in), while problems name files relative to the Flux repository, which may be a folder of it.
+ */
+function workspacePaths(repoRoot: string, io: Io): <P extends Problem>(p: P) => P {
+  const prefix = path.relative(path.resolve(io.env.GITHUB_WORKSPACE ?? io.cwd), repoRoot).split(path.sep).join('/');
+  if (!prefix || prefix.startsWith('..') || path.isAbsolute(prefix)) return (p) => p;
+  return (p) => (p.file ? { ...p, file: `${prefix}/${p.file}` } : p);
 }
 
 function severityFlag(value: string | undefined): Severity {
