@@ -9,6 +9,8 @@ export interface Io {
   errStyle: Style;
   /** stdout is a terminal. */
   isTTY: boolean;
+  /** stderr is a terminal: progress lines go there (never into a pipe or a CI log). */
+  errIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** stderr is a terminal (the live view draws there), with its size; absent when it is not one. */
@@ -31,6 +33,7 @@ export function processIo(): Io {
     style: pickStyle(process.stdout),
     errStyle: pickStyle(process.stderr),
     isTTY: !!process.stdout.isTTY,
+    errIsTTY: !!process.stderr.isTTY,
     env: process.env,
     cwd: process.cwd(),
     // A terminal that reports no size (0: a pty nobody sized) gets the classic 80x24.
@@ -52,3 +55,6 @@ export function processIo(): Io {
       : {}),
   };
 }
+
+/** Whether the run is in CI (`CI` set to anything but false), where nothing is redrawn in place. */
+export const inCI = (env: NodeJS.ProcessEnv): boolean => !!env.CI && env.CI !== 'false' && env.CI !== '0';

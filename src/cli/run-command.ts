@@ -9,13 +9,14 @@ import { RecordCollector } from '../ui/reporters/record.js';
 import { teeReporter, type Reporter } from '../ui/reporters/reporter.js';
 import { renderSummary } from '../ui/reporters/summary.js';
 import { renderProblemsText } from '../ui/problems-text.js';
-import type { Io } from './io.js';
+import { inCI, type Io } from './io.js';
+import type { DataFormat } from './options.js';
 
-export type Format = 'text' | 'json';
+export type Format = 'text' | DataFormat;
 
 /**
- * Runs a writing command under the right reporter (the live view on a terminal, plain lines in CI and pipes, JSON
- * events with -o json) with the --record file, Ctrl-C handling and the summary. The runner produces every event;
+ * Runs a writing command under the right reporter (the live view on a terminal, plain lines in CI and pipes, one
+ * document per event with -o json or -o yaml) with the --record file, Ctrl-C handling and the summary. The runner produces every event;
  * this only routes them. Rethrows the error that ended the run, for main to print last.
  */
 export async function withReporter(io: Io, o: { format: Format; record?: string }, go: (emit: (e: RunEvent) => void, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
@@ -45,7 +46,6 @@ export async function withReporter(io: Io, o: { format: Format; record?: string 
 }
 
 function pickReporter(format: Format, io: Io): Reporter {
-  if (format === 'json') return jsonReporter(io.out);
-  const ci = !!io.env.CI && io.env.CI !== 'false';
-  return io.errTerminal && !ci ? liveReporter({ write: io.err, ...io.errTerminal }, io.errStyle) : plainReporter(io.err, io.errStyle);
+  if (format !== 'text') return jsonReporter(io.out, format);
+  return io.errTerminal && !inCI(io.env) ? liveReporter({ write: io.err, ...io.errTerminal }, io.errStyle) : plainReporter(io.err, io.errStyle);
 }

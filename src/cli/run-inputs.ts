@@ -2,10 +2,16 @@
 // bootstrap manifests and secrets (decrypted in memory), the CRD fallback. The runner gets the result and only talks
 // to the cluster. Reading fails here, with exit 2 and the file named, before anything is drawn or written.
 
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadKubeconfig } from '../cluster/kubeconfig.js';
 import { createClusterClient } from '../cluster/node-client.js';
 import { lint } from '../lint/index.js';
+import { applySuppressions } from '../lint/suppress.js';
+import type { Problem } from '../model/problem.js';
+import type { PlanContext } from '../plan/plan.js';
+import { readBootstrap as readBootstrapInstalls } from '../repo/bootstrap.js';
+import { ignoreEntryLines } from '../repo/config.js';
 import { ConfigError } from '../model/errors.js';
 import { planCluster } from '../plan/plan.js';
 import { loadRepository, type LoadedRepository } from '../repo/load.js';
@@ -82,7 +88,7 @@ export async function readRunTarget(f: ClusterFlags, need: ReadNeeds, requestTim
       overallMs,
     },
     resettable: !!entry?.resettable,
-    problems: need.checks ? [...repo.problems, ...lint({ clusters: [ctx], config: repo.config })] : [],
+    problems: need.checks ? await checkProblems(repo, ctx) : [],
     fallback: { files, ...fallback },
     crdKnowledge: {
       runtimeCrds: repo.config.runtimeCrds,
@@ -92,6 +98,17 @@ export async function readRunTarget(f: ClusterFlags, need: ReadNeeds, requestTim
     bootstrap: need.bootstrap === 'none' ? null : await readBootstrap(repo, model.name, entry?.bootstrap, need.bootstrap),
     installsFlux,
   };
+}
+
+/**
+ * What `check` would report for this cluster, composed as check composes it (the bootstrap's installs, every rule,
+ * suppressions with their reasons), so a refused run says exactly what `check` says.
+ */
+async function checkProblems(repo: LoadedRepository, ctx: PlanContext): Promise<Problem[]> {
+  const bootstrap = readBootstrapInstalls(repo.root, repo.config, repo.clusters, repo.problems);
+  const found = [...repo.problems, ...bootstrap.problems, ...lint({ clusters: [ctx], config: repo.config, bootstrap, loadProblems: repo.problems })];
+  const ignoreLines = repo.configFile ? ignoreEntryLines(await readFile(repo.configFile, 'utf8')) : [];
+  return applySuppressions(found, repo.config, repo.clusters, ignoreLines).kept;
 }
 
 function pickCluster(repo: LoadedRepository, wanted: string | undefined, context: string) {

@@ -16,6 +16,7 @@ import type {
   ObserveOptions,
   RequestStats,
 } from './client.js';
+import { debug } from '../model/debug.js';
 import { applyStaged } from './apply.js';
 import { NotFoundError, type ClusterError } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
@@ -72,9 +73,11 @@ export class NodeClusterClient implements ClusterClient {
           pre: async (ctx: RequestContext) => {
             counters().requests++;
             if (!ctx.getSignal()) ctx.setSignal(AbortSignal.timeout(timeoutMs));
+            debug(() => `api ${ctx.getHttpMethod()} ${ctx.getUrl()}`);
             return ctx;
           },
           post: async (r: ResponseContext) => {
+            debug(() => `api -> ${r.httpStatusCode}`);
             reach.ok(); // any HTTP answer, even an error status, proves the server is there
             return r;
           },

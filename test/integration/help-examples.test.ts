@@ -33,7 +33,8 @@ async function runExample(ex: string, timeoutMs = 120_000) {
 beforeAll(async () => {
   tb = connect(inject('testbed'));
   bin = mkdtempSync(path.join(tmpdir(), 'standup-bin-'));
-  writeFileSync(path.join(bin, 'standup'), `#!/bin/sh\nexec node ${path.join(PROJECT, 'bin/standup.js')} "$@"\n`);
+  // The TypeScript source, as `npm run standup` runs it: never a dist/ build older than the code under test.
+  writeFileSync(path.join(bin, 'standup'), `#!/bin/sh\nexec ${process.execPath} --import tsx ${path.join(PROJECT, 'src/cli/main.ts')} "$@"\n`);
   chmodSync(path.join(bin, 'standup'), 0o755);
   const { url } = await serveRepo(tb.git, 'homelab-help', path.join(PROJECT, 'examples/homelab'));
   // The cluster the examples act on: the example stood up from its served copy.

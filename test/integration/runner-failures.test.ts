@@ -153,7 +153,7 @@ describe.sequential('Ctrl-C and the API server going away (items 4 and 5)', () =
   it('SIGINT on a real terminal: exit 130, the summary, the record and the resume hint', async () => {
     const f = await fixture('r-tty', slow('r-tty'));
     const record = path.join(f.dir, 'record.json');
-    const cmd = `stty cols 120 rows 40; node ${path.join(PROJECT, 'bin/standup.js')} ${f.t('up', '--record', record).join(' ')}`;
+    const cmd = `stty cols 120 rows 40; ${process.execPath} --import tsx ${path.join(PROJECT, 'src/cli/main.ts')} ${f.t('up', '--record', record).join(' ')}`;
     const child = execa('script', ['-qfec', cmd, '/dev/null'], { cwd: PROJECT, reject: false, env: { CI: '', NO_COLOR: '1', TERM: 'xterm' }, stdin: 'pipe' });
     let screen = '';
     child.stdout!.on('data', (d: Buffer) => (screen += d.toString()));

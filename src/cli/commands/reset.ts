@@ -8,7 +8,7 @@ import { readRunTarget, type ClusterFlags } from '../run-inputs.js';
 
 /** `standup reset [--up]`: ordered teardown of a resettable cluster, behind the guard and a confirmation. */
 export async function reset(flags: ClusterFlags & { up?: boolean }, io: Io): Promise<number> {
-  const format = outputFormat(flags.output, ['text', 'json'] as const, 'text');
+  const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const, 'text');
   const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose' });
   // Refuse and ask before anything is drawn: resettable, then the guard, then the question.
   assertResettable(target);

@@ -5,7 +5,7 @@ import { LiveState } from '../../runner/live-state.js';
 import { unreachable } from '../../runner/preflight.js';
 import { renderStatusTable, statusRows, type StatusRow } from '../../ui/status-table.js';
 import type { Io } from '../io.js';
-import { outputFormat } from '../options.js';
+import { outputFormat, renderDocument, renderStreamDocument } from '../options.js';
 import { readRunTarget, type ClusterFlags } from '../run-inputs.js';
 
 export interface StatusOptions extends ClusterFlags {
@@ -22,7 +22,7 @@ export interface StatusOptions extends ClusterFlags {
  * every row shown is Ready, 1 otherwise (so scripts can gate on it). Reads only.
  */
 export async function status(flags: StatusOptions, io: Io): Promise<number> {
-  const format = outputFormat(flags.output, ['text', 'wide', 'json'] as const, 'text');
+  const format = outputFormat(flags.output, ['text', 'wide', 'json', 'yaml'] as const, 'text');
   const requestMs = flags.timeout ? positive(flags.timeout) : 30_000;
   const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none' }, requestMs);
   const select = selector(flags, t.ctx.plan.kustomizations.map((k) => k.key), t.name);
@@ -44,13 +44,13 @@ export async function status(flags: StatusOptions, io: Io): Promise<number> {
       const byKey = new Map(t.ctx.plan.kustomizations.map((k) => [k.key, t.ctx.graph.nodes.get(k.key)!]));
       const rows = statusRows(t.ctx, live.kustomizations, (ks, key) => live.sourceOf(ks, byKey.get(key)!.sourceRef)).filter((r) => select(r));
       const json = { cluster: t.name, context: t.guard.actualContext, server: t.guard.actualServer, kustomizations: rows };
-      const text =
-        format === 'json'
-          ? JSON.stringify(json) + '\n'
-          : `${flags.header === false ? '' : `${header}\n`}${renderStatusTable(rows, Date.now(), { header: flags.header !== false, wide: format === 'wide', columns: io.columns?.() })}`;
+      const data = format === 'json' || format === 'yaml' ? format : null;
+      const text = data
+        ? renderStreamDocument(data, json)
+        : `${flags.header === false ? '' : `${header}\n`}${renderStatusTable(rows, Date.now(), { header: flags.header !== false, wide: format === 'wide', columns: io.columns?.() })}`;
       if (text !== last) {
-        if (flags.watch && format !== 'json' && io.isTTY) io.out('\u001b[2J\u001b[H');
-        io.out(format === 'json' && !flags.watch ? JSON.stringify(json, null, 2) + '\n' : text);
+        if (flags.watch && !data && io.isTTY) io.out('\u001b[2J\u001b[H');
+        io.out(data && !flags.watch ? renderDocument(data, json) : text);
         last = text;
       }
       if (!flags.watch || controller.signal.aborted) return rows.every((r: StatusRow) => r.state === 'ready') ? ExitCode.ok : ExitCode.failure;

@@ -7,7 +7,7 @@ import { readRunTarget, type ClusterFlags } from '../run-inputs.js';
 /** `standup up`, `standup resume` and `standup crds`: the same runner, different steps. */
 export function runMode(mode: RunMode) {
   return async (flags: ClusterFlags, io: Io): Promise<number> => {
-    const format = outputFormat(flags.output, ['text', 'json'] as const, 'text');
+    const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const, 'text');
     const target = await readRunTarget(flags, {
       bootstrap: mode === 'up' ? 'full' : mode === 'resume' ? 'resume' : 'none',
       checks: mode !== 'crds',
