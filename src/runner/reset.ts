@@ -9,7 +9,7 @@ import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { preflight } from './preflight.js';
 import { retryTransient } from './retry.js';
 import { setRootSuspended } from './root-sync.js';
-import { runSteps, stepsFor, type RunOptions } from './run.js';
+import { beforeWrites, runSteps, stepsFor, type RunOptions } from './run.js';
 import type { StepOutcome } from './steps.js';
 
 export interface ResetOptions {
@@ -36,11 +36,12 @@ function teardownOrder(t: RunTarget): { root: string | null; tiers: string[] } {
 function resetSteps(t: RunTarget, up: boolean): StepInfo[] {
   const { tiers } = teardownOrder(t);
   return [
+    ...(up ? [{ id: 'check', kind: 'check' as const, title: 'Check the graph' }] : []),
     { id: 'preflight', kind: 'preflight', title: 'Preflight' },
     { id: 'suspend', kind: 'teardown', title: 'Suspend the root sync' },
     ...tiers.map((k): StepInfo => ({ id: deleteId(k), kind: 'teardown', title: `Delete ${k}` })),
     { id: 'namespaces', kind: 'teardown', title: 'Wait for pruned Namespaces to terminate' },
-    ...(up ? stepsFor(t, 'up').filter((x) => x.id !== 'preflight') : []),
+    ...(up ? stepsFor(t, 'up').filter((x) => x.id !== 'preflight' && x.id !== 'check') : []),
   ];
 }
 
@@ -67,11 +68,13 @@ export function runReset(t: RunTarget, o: ResetOptions): Promise<RunResult> {
     { cluster: t.name, command: o.up ? 'reset --up' : 'reset', steps: resetSteps(t, !!o.up), dryRun: !!o.dryRun, client: t.client, emit: o.emit, signal: o.signal, overallMs: t.timeouts.overallMs, interruptedHint },
     async (s) => {
       assertResettable(t);
+      // With --up, what would stop the stand-up is found before the teardown, not after it.
+      const up: RunOptions = { emit: s.emit, signal: s.signal, dryRun: o.dryRun, sourceUrl: o.sourceUrl, force: o.force };
+      const sync = o.up ? await beforeWrites(t, 'up', up, s) : [];
       await s.steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, 'reset', s.emit) }));
       await teardown(t, o, s);
       if (o.up) {
-        const up: RunOptions = { emit: s.emit, signal: s.signal, dryRun: o.dryRun, sourceUrl: o.sourceUrl, force: o.force };
-        const outcomes = await runSteps(t, 'up', up, s, true);
+        const outcomes = await runSteps(t, 'up', up, s, sync);
         return o.dryRun ? 'dry run: nothing was written' : `reset and stood up again: ${outcomes.length} Kustomizations Ready`;
       }
       const root = t.ctx.rootSync.key;

@@ -14,6 +14,7 @@ import { fluxCrdsPresent, preflight } from './preflight.js';
 import { holdsSource, mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
 import { refreshSource, settleSource, sourceKey } from './source.js';
 import { CliError, ConfigError, ExitCode } from '../model/errors.js';
+import type { K8sObject } from '../cluster/client.js';
 
 export type RunMode = 'up' | 'resume' | 'crds';
 
@@ -66,19 +67,28 @@ export function run(t: RunTarget, mode: RunMode, o: RunOptions): Promise<RunResu
   ).then((r) => ({ ...r, outcomes }));
 }
 
-/** The steps of up/resume/crds; also the tail of `reset --up` (`skipPreflight`: reset ran it). */
-export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: RunScope, skipPreflight = false): Promise<TierOutcome[]> {
-  const { steps, emit, signal } = s;
-  const dryRun = !!o.dryRun;
-  // The mirror is worked out before anything is written: a repository it cannot hold on is refused up front.
+/**
+ * What must hold before anything is written, for `up` and `resume`: the mirror can hold, the sync holds the root
+ * source, and the static checks say the graph can converge (or --force). Returns the sync objects to apply.
+ * `reset --up` runs it before its teardown.
+ */
+export async function beforeWrites(t: RunTarget, mode: RunMode, o: RunOptions, s: RunScope): Promise<K8sObject[]> {
   const sync = mode === 'up' && t.bootstrap ? (o.sourceUrl ? mirrorSync(t.bootstrap.sync, t.ctx.rootSync, o.sourceUrl, t.bootstrap.syncDir) : t.bootstrap.sync) : [];
   if (mode === 'up' && t.bootstrap && !holdsSource(sync, t.ctx.rootSync)) {
     const src = sourceKey(t.ctx.rootSync.source);
     throw new ConfigError('ROOT_SOURCE_UNKNOWN', `${t.bootstrap.syncDir} holds no ${src}, the source standup takes the root sync to read${t.ctx.rootSync.key ? '' : ' (no root Kustomization for the entry was found in its build)'}`,
       `Set clusters.${t.name}.source in tiers.yaml to the source the root Kustomization reads, or point bootstrap.sync at the directory that holds it.`);
   }
-  if (mode !== 'crds') await steps.run('check', async () => checkGraph(t, !!o.force, emit));
-  if (!skipPreflight) await steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, mode, emit) }));
+  if (mode !== 'crds') await s.steps.run('check', async () => checkGraph(t, !!o.force, s.emit));
+  return [...sync];
+}
+
+/** The steps of up/resume/crds; also the tail of `reset --up` (`prepared`: reset ran the checks and the preflight). */
+export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: RunScope, prepared?: K8sObject[]): Promise<TierOutcome[]> {
+  const { steps, emit, signal } = s;
+  const dryRun = !!o.dryRun;
+  const sync = prepared ?? (await beforeWrites(t, mode, o, s));
+  if (!prepared) await steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, mode, emit) }));
   const install = t.bootstrap?.install;
   if (mode === 'up' && install) {
     await steps.run('install', () => installFlux({ client: t.client, steps, emit, id: 'install', signal, install, timeoutMs: t.timeouts.defaultMs, dryRun }));
