@@ -14,6 +14,7 @@ import { ensureNamespace, loadKubeConfig } from './kube.js';
 import { CONTEXT_NAME, kubeconfigYaml } from './kubeconfig.js';
 import { startCrdOperator, type CrdOperator, type CrdOperatorOptions } from './operator.js';
 import { auditPolicyYaml, COMPONENT_USERS } from './audit.js';
+import { chartsRoot } from './charts.js';
 import { prepareNode, type Node, type NodeInfo } from './node/node.js';
 import { fluxImageSpecs } from './node/images.js';
 import { startScheduler } from './node/proxy-scheduler.js';
@@ -309,6 +310,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     const gitWorkRoot = path.join(dir, 'git-work');
     mkdirSync(gitRoot);
     mkdirSync(gitWorkRoot);
+    mkdirSync(chartsRoot(dir));
 
     // The API server listens on the node's link address, so the node's namespaces come first (~0.1 s); its
     // containerd and images need no API server and come up while the control plane does.
@@ -372,7 +374,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     ]) as Record<string, () => Promise<void>>;
 
     s = Date.now();
-    http = await startHttpServer(gitRoot, controls);
+    http = await startHttpServer(gitRoot, controls, 0, chartsRoot(dir));
     const ports: TestbedPorts = {
       etcdClient,
       etcdPeer,

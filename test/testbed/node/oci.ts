@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { tarHeader } from '../tar.js';
 
 export interface ImageSpec {
   /** Full reference, e.g. ghcr.io/fluxcd/source-controller:v1.9.3. */
@@ -19,26 +20,6 @@ export interface ImageSpec {
 }
 
 const BLOCK = 512;
-
-function tarHeader(name: string, size: number, mode: number, type: '0' | '5'): Buffer {
-  if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
-  const h = Buffer.alloc(BLOCK);
-  const put = (s: string, off: number, len: number) => h.write(s, off, len, 'utf8');
-  const oct = (n: number, len: number) => n.toString(8).padStart(len - 1, '0') + '\0';
-  put(name, 0, 100);
-  put(oct(mode, 8), 100, 8);
-  put(oct(0, 8), 108, 8); // uid
-  put(oct(0, 8), 116, 8); // gid
-  put(oct(size, 12), 124, 12);
-  put(oct(0, 12), 136, 12); // mtime: fixed, so archives of the same binary are identical
-  h.fill(' ', 148, 156); // checksum placeholder
-  put(type, 156, 1);
-  put('ustar\u000000', 257, 8);
-  let sum = 0;
-  for (const b of h) sum += b;
-  put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
-  return h;
-}
 
 /** A tar writer over a file descriptor that hashes everything it writes. */
 class TarFile {
