@@ -47,6 +47,9 @@ function apiServerArgs(o: ApiServerOptions): string[] {
     `--cert-dir=${apiServerCertDir(o.dir)}`,
     `--service-cluster-ip-range=${o.serviceCidr ?? '10.0.0.0/24'}`,
     `--service-account-issuer=https://${host}:${o.port}`,
+    // Logs and exec go to the kubelet by its InternalIP: the default tries the node's hostname first, which would be a
+    // DNS query to the host's resolver, off this machine.
+    '--kubelet-preferred-address-types=InternalIP',
     ...(o.auditLog && o.auditPolicy
       ? [`--audit-policy-file=${o.auditPolicy}`, `--audit-log-path=${o.auditLog}`, '--audit-log-format=json', '--audit-log-maxage=0', '--audit-log-maxbackup=0', '--audit-log-maxsize=0']
       : []),
