@@ -9,10 +9,10 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { start } from '../test/testbed/harness.js';
+import { sopsRepo } from '../test/testbed/sops.js';
 import { serveRepo } from '../test/integration/serve.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-const example = path.join(root, 'examples/homelab');
 const say = (s: string) => process.stderr.write(`\u001b[1m${s}\u001b[0m\n`);
 
 // Idempotent: the first run builds (see test/testbed/README.md for how long), later runs cost nothing.
@@ -23,14 +23,17 @@ await execa('bash', [path.join(root, 'scripts/build-testbed.sh')], { stdio: 'inh
 say('» Starting a bare cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, a node (containerd, kubelet, kube-proxy), CoreDNS; no Flux yet');
 const tb = await start({ flux: 'pods' });
 const cluster = 'dev-incluster';
+// The example's bootstrap secret is SOPS-encrypted for its owner's age key, which is not in the repository: the demo
+// plays the owner with a key of its own (a copy of tiers.yaml + examples/homelab, the secret encrypted for that key).
+const sops = sopsRepo(tb.binDir);
 let code = 1;
 try {
   say(`  ready in ${(tb.timings.total! / 1000).toFixed(1)}s at ${tb.server}; node ${tb.node?.name} (${tb.node?.nodeIp}), pods in ${tb.node?.podCidr}`);
   // Served as its owner would push it: the root sync in it names the loopback URL it is served from.
-  const { url, sha } = await serveRepo(tb.git, 'homelab', example, `${tb.clusterGitBaseUrl}/homelab.git`);
+  const { url, sha } = await serveRepo(tb.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${tb.clusterGitBaseUrl}/homelab.git`);
   say(`» Serving examples/homelab at ${url} (main@sha1:${sha.slice(0, 8)})`);
   const standup = (...args: string[]) =>
-    execa('node', [path.join(root, 'bin/standup.js'), ...args, '--cluster', cluster, '--kubeconfig', tb.kubeconfigPath], { stdio: 'inherit', reject: false, cwd: root });
+    execa('node', [path.join(root, 'bin/standup.js'), ...args, '--repo', sops.repo, '--cluster', cluster, '--kubeconfig', tb.kubeconfigPath], { stdio: 'inherit', reject: false, cwd: root, env: sops.env });
   say(`» standup plan --cluster ${cluster}`);
   await execa('node', [path.join(root, 'bin/standup.js'), 'plan', '--cluster', cluster], { stdio: 'inherit', cwd: root });
   say(`» standup up --cluster ${cluster} --source-url ${url}   (installs Flux from examples/homelab/clusters/dev/flux-system/gotk-components.yaml)`);
@@ -41,6 +44,7 @@ try {
   await standup('status');
 } finally {
   say('» Stopping the testbed');
+  sops.cleanup();
   await tb.stop();
 }
 process.exit(code);

@@ -1,0 +1,51 @@
+// A copy of the project's example setup (tiers.yaml + examples/homelab) whose SOPS-encrypted bootstrap secret is
+// encrypted for an age key made here, so a test or the demo can run `standup up` on it. The plaintext is made in
+// memory and reaches sops on stdin: it is on no disk path, and the caller can check that nothing else writes it.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { repoRoot } from './paths.js';
+
+export const SECRET_FILE = 'examples/homelab/bootstrap/cluster-secrets.sops.yaml';
+
+export interface SopsRepo {
+  /** --repo for standup: holds tiers.yaml and examples/homelab. */
+  repo: string;
+  /** Environment for the standup process: SOPS_AGE_KEY_FILE, and PATH with the testbed's sops first. */
+  env: Record<string, string>;
+  /** The secret's values (only ever in memory here). */
+  values: Record<string, string>;
+  cleanup(): void;
+}
+
+export function sopsRepo(binDir: string, o: { name?: string; namespace?: string } = {}): SopsRepo {
+  const dir = mkdtempSync(path.join(tmpdir(), 'standup-sops-'));
+  const repo = path.join(dir, 'repo');
+  mkdirSync(repo);
+  cpSync(path.join(repoRoot, 'tiers.yaml'), path.join(repo, 'tiers.yaml'));
+  cpSync(path.join(repoRoot, 'examples/homelab'), path.join(repo, 'examples/homelab'), { recursive: true });
+  const keyFile = path.join(dir, 'age', 'key.txt');
+  mkdirSync(path.dirname(keyFile), { mode: 0o700 });
+  execFileSync(path.join(binDir, 'age-keygen'), ['-o', keyFile], { stdio: 'ignore' });
+  const recipient = /age1[0-9a-z]+/.exec(readFileSync(keyFile, 'utf8'))?.[0];
+  if (!recipient) throw new Error(`age-keygen wrote no public key to ${keyFile}`);
+  const values = { OAUTH2_PROXY_COOKIE_SECRET: randomBytes(16).toString('hex'), OAUTH2_PROXY_CLIENT_SECRET: randomBytes(16).toString('hex') };
+  const plain = stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: o.name ?? 'cluster-secrets', namespace: o.namespace ?? 'flux-system' }, type: 'Opaque', stringData: values });
+  const encrypted = execFileSync(path.join(binDir, 'sops'), ['--encrypt', '--age', recipient, '--encrypted-regex', '^(data|stringData)$', '--input-type', 'yaml', '--output-type', 'yaml', '/dev/stdin'], {
+    input: plain,
+    encoding: 'utf8',
+  });
+  writeFileSync(path.join(repo, SECRET_FILE), encrypted);
+  const bin = path.join(dir, 'bin');
+  mkdirSync(bin);
+  symlinkSync(path.join(binDir, 'sops'), path.join(bin, 'sops'));
+  return {
+    repo,
+    env: { SOPS_AGE_KEY_FILE: keyFile, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    values,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
