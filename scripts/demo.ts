@@ -25,7 +25,7 @@ const tb = await start({ flux: 'pods' });
 const cluster = 'dev-incluster';
 // The example's bootstrap secret is SOPS-encrypted for its owner's age key, which is not in the repository: the demo
 // plays the owner with a key of its own (a copy of tiers.yaml + examples/homelab, the secret encrypted for that key).
-const sops = sopsRepo(tb.binDir);
+const sops = await sopsRepo(tb.binDir);
 let code = 1;
 try {
   say(`  ready in ${(tb.timings.total! / 1000).toFixed(1)}s at ${tb.server}; node ${tb.node?.name} (${tb.node?.nodeIp}), pods in ${tb.node?.podCidr}`);

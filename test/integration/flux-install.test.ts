@@ -11,7 +11,8 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Testbed } from '../testbed/harness.js';
-import { sopsRepo } from '../testbed/sops.js';
+import { sopsRepo, type SopsRepo } from '../testbed/sops.js';
+import { pollUntil } from '../testbed/wait.js';
 import { PROJECT } from './cli.js';
 import { kube, ready, until } from './kube.js';
 import { serveRepo } from './serve.js';
@@ -19,6 +20,7 @@ import { serveRepo } from './serve.js';
 const TIERS = ['apps', 'apps-vms', 'crds', 'flux-system', 'headlamp', 'oauth2-proxy', 'platform', 'platform-config', 'platform-config-cdi'];
 const FLUX_DEPLOYMENTS = ['helm-controller', 'kustomize-controller', 'source-controller'];
 let tb: Testbed;
+let sops: SopsRepo;
 
 /** The standup CLI as its own process (so it can be interrupted, and sops gets its environment), against a testbed. */
 const standupProc = (t: Testbed, args: string[], cwd = PROJECT, env: Record<string, string> = {}) =>
@@ -58,9 +60,11 @@ function filesContaining(needles: string[], since: number, skip: string[]): stri
 
 beforeAll(async () => {
   tb = await start({ flux: 'pods', handleSignals: false });
+  sops = await sopsRepo(tb.binDir);
 }, 180_000);
 
 afterAll(async () => {
+  sops?.cleanup();
   await tb?.stop();
 });
 
@@ -101,15 +105,16 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
     expect(tb.flux).toBe('pods');
     expect(await kube(tb.kubeConfig()).namespace('flux-system')).toBeNull();
     const dns = tb.node!.dnsServiceIp;
-    expect(await resolveA(dns, 'kubernetes.default.svc.cluster.local.')).toEqual({ rcode: 0, addresses: [tb.node!.kubernetesServiceIp] });
+    // kube-proxy programs the kube-dns Service a moment after CoreDNS turns Ready: ask until it answers.
+    const answer = await pollUntil('CoreDNS to answer through its Service', () => resolveA(dns, 'kubernetes.default.svc.cluster.local.'), { timeoutMs: 30_000, intervalMs: 500 });
+    expect(answer).toEqual({ rcode: 0, addresses: [tb.node!.kubernetesServiceIp] });
     const outside = await resolveA(dns, 'example.com.');
     expect(outside.addresses).toEqual([]);
     expect(outside.rcode).not.toBe(0);
   });
 
   it('up installs Flux from gotk-components.yaml, waits for its Deployments, applies the SOPS secret from memory, and converges every tier', async () => {
-    const sops = sopsRepo(tb.binDir);
-    try {
+    {
       const { url, sha } = await serveRepo(tb.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${tb.clusterGitBaseUrl}/homelab.git`);
       const record = path.join(sops.repo, 'up-record.json');
       const t0 = Date.now();
@@ -140,9 +145,24 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
         expect(readFileSync(record, 'utf8')).not.toContain(v);
       }
       expect(leaks).toEqual([]);
-    } finally {
-      sops.cleanup();
     }
+  });
+
+  it('reset --up: tiers torn down in reverse order and stood up again; Flux itself stays', async () => {
+    const uids = async () => (await fluxDeployments(tb)).map((d) => d.metadata?.uid).sort();
+    const before = await uids();
+    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev-incluster', '--yes', '--up', '-o', 'json'], sops.repo, sops.env);
+    expect(r.exitCode, r.all).toBe(0);
+    const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; id?: string; result?: string });
+    const torn = events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:')).map((e) => String(e.id).slice('delete:flux-system/'.length));
+    expect(torn).toHaveLength(TIERS.length - 1);
+    // Dependents first: apps-vms before platform-config-cdi before platform-config ... crds last.
+    expect(torn.indexOf('apps-vms')).toBeLessThan(torn.indexOf('platform-config-cdi'));
+    expect(torn.indexOf('platform-config')).toBeLessThan(torn.indexOf('platform'));
+    expect(torn.indexOf('platform')).toBeLessThan(torn.indexOf('crds'));
+    const kss = await kube(tb.kubeConfig()).kustomizations();
+    expect(kss.every((k) => ready(k))).toBe(true);
+    expect(await uids()).toEqual(before);
   });
 });
 
@@ -162,7 +182,7 @@ async function fluxDeployments(t: Testbed) {
 describe.sequential('interrupted cold starts, and an install that cannot start', () => {
   it('SIGINT while the Flux Deployments roll out: up exits 130, resume finishes the job', async () => {
     const t = await start({ flux: 'pods', handleSignals: false });
-    const sops = sopsRepo(t.binDir);
+    const sops = await sopsRepo(t.binDir);
     try {
       const { url, sha } = await serveRepo(t.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
       const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev-incluster', '--source-url', url], sops.repo, sops.env);
@@ -186,7 +206,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
 
   it('SIGKILL while a tier waits: resume finishes the job', async () => {
     const t = await start({ flux: 'pods', handleSignals: false });
-    const sops = sopsRepo(t.binDir);
+    const sops = await sopsRepo(t.binDir);
     try {
       const { url, sha } = await serveRepo(t.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
       const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev-incluster', '--source-url', url], sops.repo, sops.env);
@@ -212,7 +232,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
   it('a controller that cannot start: up fails at the install step naming the Deployment and the pod\'s reason (exit 1)', async () => {
     const t = await start({ flux: 'pods', handleSignals: false });
     // A copy of the repository (and its tiers.yaml) whose install names an image the node does not have.
-    const sops = sopsRepo(t.binDir);
+    const sops = await sopsRepo(t.binDir);
     const repo = sops.repo;
     try {
       const gotk = path.join(repo, 'examples/homelab/clusters/dev/flux-system/gotk-components.yaml');
