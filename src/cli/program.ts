@@ -63,12 +63,29 @@ Examples:
     .description('report every static problem at once: cycles, missing dependencies, runtime-created CRDs, drift')
     .option('--strict', 'fail on warnings too')
     .option('--legacy-order <file>', 'compare a hand-kept TIER_ORDER (a script with TIER_ORDER=(...) or a list) with the graph')
+    .option('--severity <level>', 'show only problems this severe or more: error, warning, info (default: all)')
+    .option('--code <code>', 'show only problems with this code (repeatable)', collect)
+    .option('--verbose', 'list every tier of a folded finding')
     .addHelpText('after', `
-Problem codes: cycle, missing-dependency, duplicate, runtime-crd, unresolved-substitution, wait-dependency,
-cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed.
+Output (-o): text (default), json, sarif (SARIF 2.1.0 for code scanning), github (workflow commands that
+annotate a pull request), markdown (a PR comment or job summary).
+
+Problem codes: cycle, missing-dependency, duplicate, runtime-crd, helmrelease-order, health-check-target,
+unresolved-substitution, wait-dependency, cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed,
+external-source, bootstrap-unreadable, ignore-unmatched, ignore-invalid.
+
+runtime-crd knows what the bootstrap installs before Flux (helmfile releases and their hooks, bootstrap/
+kustomize folders, tiers.yaml platform:), which charts ship which CRD groups, and the dependsOn graph: a
+deadlock is an error, a race (converges only after retries) a warning. Suppress a finding with a reason in
+tiers.yaml (ignore: [{code, object|tier|group, reason}]) or on the object
+(annotation standup.io/ignore: "runtime-crd: installed by the NAS operator").
 
 Examples:
   standup check                                       exit 2 on any error
+  standup check --severity error                      errors only
+  standup check --code runtime-crd --verbose          every runtime-crd finding, every tier listed
+  standup check -o sarif > standup.sarif              upload with github/codeql-action/upload-sarif
+  standup check -o github                             annotations in a GitHub Actions job
   standup check --legacy-order bootstrap/standup.sh   what the old script's TIER_ORDER misses
   standup check -o json | jq '.problems[] | select(.severity=="error")'`)
     .action(async (o, cmd) =>

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PROBLEM_CODES } from './problem.js';
+import { PLATFORMS } from './platforms.js';
 
 // The schema of tiers.yaml. Strict objects everywhere: an unknown key is almost always a typo that would otherwise
 // silently disable a safety setting (a misspelled `resettable` or `context`).
@@ -62,9 +64,36 @@ const runtimeCrd = z.strictObject({
   createdBy: z.strictObject({ kind: z.string().min(1), group: z.string().min(1) }).optional(),
 });
 
+const ignoreEntry = z
+  .strictObject({
+    code: z.enum(PROBLEM_CODES).describe('The problem code to suppress, e.g. runtime-crd.'),
+    object: z.string().min(1).optional().describe('Only problems about this object: Kind/namespace/name (or Kind/name).'),
+    tier: z.string().min(1).optional().describe('Only problems in this tier (Kustomization namespace/name).'),
+    group: z.string().min(1).optional().describe('Only runtime-crd problems about this CRD API group.'),
+    cluster: z.string().min(1).optional().describe('Only problems of this cluster.'),
+    reason: z
+      .string({ error: 'a reason is required: say why this finding does not apply (it is shown in the summary)' })
+      .trim()
+      .min(1, 'a reason is required: say why this finding does not apply (it is shown in the summary)')
+      .describe('Why the finding does not apply; required, and kept with the suppression.'),
+  })
+  .describe('One suppressed finding (or class of findings), with its reason. One that matches nothing is itself a warning.');
+
 export const configSchema = z.strictObject({
   version: z.literal(1).default(1),
-  clusters: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and -'), clusterSchema),
+  /** Clusters by name. Optional: without it, clusters are discovered from gotk-sync.yaml or a FluxInstance. */
+  clusters: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and -'), clusterSchema)
+    .default({})
+    .describe('Clusters by name; without it they are discovered (flux-system/gotk-sync.yaml, a FluxInstance).'),
+  /** The Kubernetes distribution(s) the clusters run on: each serves CRD groups of its own (talos: talos.dev). */
+  platform: z
+    .union([z.enum(PLATFORMS), z.array(z.enum(PLATFORMS))])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .optional()
+    .describe(`The distribution the clusters run on (${PLATFORMS.join(', ')}): its own CRD groups count as installed before Flux.`),
+  /** Findings `check` should not report, each with its reason (`standup.io/ignore` does the same on an object). */
+  ignore: z.array(ignoreEntry).default([]).describe('Suppressed findings, each with a required reason.'),
   /** Manifests (files or directories, relative to this file's directory) applied by `standup crds` to unstick a cluster. */
   crds: z.array(z.string()).default([]),
   /** Kinds whose CRDs a controller creates at runtime, declared explicitly. */
