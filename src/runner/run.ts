@@ -85,7 +85,7 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
   if (!o.skipPreflight) await runStep(emit, 'preflight', async () => ({ result: 'ok', message: await preflight(s, mode) }));
   if (mode === 'up') {
     await runStep(emit, 'bootstrap', async () => {
-      const out = await bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s) });
+      const out = await bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s), signal: o.signal });
       await unsuspendRoot(s, emit, 'bootstrap', !!dryRun, o.signal);
       return out;
     });

@@ -194,6 +194,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       run.kill('SIGINT');
       const r = await run;
       expect(r.exitCode, r.all).toBe(130);
+      expect(r.all).toMatch(/Bootstrap Flux/);
       expect(await allTiersReady(t, sha)).toBe(false);
       const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev-incluster'], sops.repo, sops.env);
       expect(resumed.exitCode, resumed.all).toBe(0);
@@ -202,7 +203,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       sops.cleanup();
       await t.stop();
     }
-  });
+  }, 300_000);
 
   it('SIGKILL while a tier waits: resume finishes the job', async () => {
     const t = await start({ flux: 'pods', handleSignals: false });
