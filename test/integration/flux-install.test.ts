@@ -1,5 +1,5 @@
 // Cold start from nothing, for real: a bare testbed whose node runs Flux's images (no Flux yet), cluster DNS
-// (CoreDNS) and the API server reachable from pods. `standup up --cluster dev-incluster` installs Flux from the
+// (CoreDNS) and the API server reachable from pods. `standup up --repo examples/homelab --cluster dev` installs Flux from the
 // repository's gotk-components.yaml, waits for its controllers' Deployments (real pods), applies the sync, and
 // converges every tier; pods resolve Services by name; a controller that cannot start fails the install step
 // naming its Deployment and the pod's reason.
@@ -115,10 +115,10 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
 
   it('up installs Flux from gotk-components.yaml, waits for its Deployments, applies the SOPS secret from memory, and converges every tier', async () => {
     {
-      const { url, sha } = await serveRepo(tb.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${tb.clusterGitBaseUrl}/homelab.git`);
+      const { url, sha } = await serveRepo(tb.git, 'homelab', sops.repo, `${tb.clusterGitBaseUrl}/homelab.git`);
       const record = path.join(sops.repo, 'up-record.json');
       const t0 = Date.now();
-      const r = await standupProc(tb, ['up', '--repo', sops.repo, '--cluster', 'dev-incluster', '--source-url', url, '--timeout', '5m', '--record', record], sops.repo, sops.env);
+      const r = await standupProc(tb, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url, '--timeout', '5m', '--record', record], sops.repo, sops.env);
       expect(r.exitCode, r.all).toBe(0);
       // The install step, with its time in the summary.
       expect(r.all).toMatch(/Bootstrap Flux \(install, secrets, sync\)\s+ok\s+\d+(\.\d+)?m?s/);
@@ -151,7 +151,7 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
   it('reset --up: tiers torn down in reverse order and stood up again; Flux itself stays', async () => {
     const uids = async () => (await fluxDeployments(tb)).map((d) => d.metadata?.uid).sort();
     const before = await uids();
-    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev-incluster', '--yes', '--up', '-o', 'json'], sops.repo, sops.env);
+    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev', '--yes', '--up', '-o', 'json'], sops.repo, sops.env);
     expect(r.exitCode, r.all).toBe(0);
     const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; id?: string; result?: string });
     const torn = events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:')).map((e) => String(e.id).slice('delete:flux-system/'.length));
@@ -184,8 +184,8 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
     const t = await start({ flux: 'pods', handleSignals: false });
     const sops = await sopsRepo(t.binDir);
     try {
-      const { url, sha } = await serveRepo(t.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
-      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev-incluster', '--source-url', url], sops.repo, sops.env);
+      const { url, sha } = await serveRepo(t.git, 'homelab', sops.repo, `${t.clusterGitBaseUrl}/homelab.git`);
+      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url], sops.repo, sops.env);
       // The Deployments exist, their pods are not all Available yet.
       await until('the Flux Deployments to be rolling out', async () => {
         const deps = await fluxDeployments(t);
@@ -196,7 +196,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       expect(r.exitCode, r.all).toBe(130);
       expect(r.all).toMatch(/Bootstrap Flux/);
       expect(await allTiersReady(t, sha)).toBe(false);
-      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev-incluster'], sops.repo, sops.env);
+      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev'], sops.repo, sops.env);
       expect(resumed.exitCode, resumed.all).toBe(0);
       expect(await allTiersReady(t, sha)).toBe(true);
     } finally {
@@ -209,8 +209,8 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
     const t = await start({ flux: 'pods', handleSignals: false });
     const sops = await sopsRepo(t.binDir);
     try {
-      const { url, sha } = await serveRepo(t.git, 'homelab', path.join(sops.repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
-      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev-incluster', '--source-url', url], sops.repo, sops.env);
+      const { url, sha } = await serveRepo(t.git, 'homelab', sops.repo, `${t.clusterGitBaseUrl}/homelab.git`);
+      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url], sops.repo, sops.env);
       // platform waits for its Deployments (wait: true) once crds is Ready.
       await until('a tier to be waiting on its Deployments', async () => {
         const kss = await kube(t.kubeConfig()).kustomizations();
@@ -221,7 +221,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       run.kill('SIGKILL');
       const r = await run;
       expect(r.signal).toBe('SIGKILL');
-      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev-incluster'], sops.repo, sops.env);
+      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev'], sops.repo, sops.env);
       expect(resumed.exitCode, resumed.all).toBe(0);
       expect(await allTiersReady(t, sha)).toBe(true);
     } finally {
@@ -236,7 +236,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
     const sops = await sopsRepo(t.binDir);
     const repo = sops.repo;
     try {
-      const gotk = path.join(repo, 'examples/homelab/clusters/dev/flux-system/gotk-components.yaml');
+      const gotk = path.join(repo, 'clusters/dev/flux-system/gotk-components.yaml');
       writeFileSync(
         gotk,
         readFileSync(gotk, 'utf8')
@@ -246,11 +246,11 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       );
       const { url } = await serveRepo(t.git, 'homelab', path.join(repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
       const t0 = Date.now();
-      const r = await standupProc(t, ['up', '--repo', repo, '--cluster', 'dev-incluster', '--source-url', url], repo, sops.env);
+      const r = await standupProc(t, ['up', '--repo', repo, '--cluster', 'dev', '--source-url', url], repo, sops.env);
       expect(r.exitCode, r.all).toBe(1);
       expect(Date.now() - t0).toBeLessThan(120_000);
-      expect(r.all).toMatch(/Flux install from examples\/homelab\/clusters\/dev\/flux-system\/gotk-components\.yaml cannot start: Deployment\/flux-system\/kustomize-controller: 0\/1 ready; kustomize-controller-[a-z0-9]+-[a-z0-9]+: ErrImageNeverPull/);
-      expect(r.all).toContain('Check the controller images named in examples/homelab/clusters/dev/flux-system/gotk-components.yaml');
+      expect(r.all).toMatch(/Flux install from clusters\/dev\/flux-system\/gotk-components\.yaml cannot start: Deployment\/flux-system\/kustomize-controller: 0\/1 ready; kustomize-controller-[a-z0-9]+-[a-z0-9]+: ErrImageNeverPull/);
+      expect(r.all).toContain('Check the controller images named in clusters/dev/flux-system/gotk-components.yaml');
       // The other controllers did start.
       const deps = await fluxDeployments(t);
       expect(deps.filter((d) => (d.status?.availableReplicas ?? 0) === 1).map((d) => d.metadata?.name).sort()).toEqual(['helm-controller', 'source-controller']);

@@ -1,5 +1,5 @@
-// A copy of the project's example setup (tiers.yaml + examples/homelab) whose SOPS-encrypted bootstrap secret is
-// encrypted for an age key made here, so a test or the demo can run `standup up` on it. The plaintext is made in
+// A copy of the example repository (examples/homelab, with its own tiers.yaml) whose SOPS-encrypted bootstrap secret
+// is encrypted for an age key made here, so a test or the demo can run `standup up` on it. The plaintext is made in
 // memory and reaches sops through a FIFO: it is on no disk path, and the caller can check that nothing else writes it.
 import { execFile, execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -13,10 +13,10 @@ import { repoRoot } from './paths.js';
 
 const execFileP = promisify(execFile);
 
-export const SECRET_FILE = 'examples/homelab/bootstrap/cluster-secrets.sops.yaml';
+export const SECRET_FILE = 'bootstrap/cluster-secrets.sops.yaml';
 
 export interface SopsRepo {
-  /** --repo for standup: holds tiers.yaml and examples/homelab. */
+  /** --repo for standup (and the directory to serve): the example repository with its tiers.yaml. */
   repo: string;
   /** Environment for the standup process: SOPS_AGE_KEY_FILE, and PATH with the testbed's sops first. */
   env: Record<string, string>;
@@ -27,10 +27,8 @@ export interface SopsRepo {
 
 export async function sopsRepo(binDir: string, o: { name?: string; namespace?: string } = {}): Promise<SopsRepo> {
   const dir = mkdtempSync(path.join(tmpdir(), 'standup-sops-'));
-  const repo = path.join(dir, 'repo');
-  mkdirSync(repo);
-  cpSync(path.join(repoRoot, 'tiers.yaml'), path.join(repo, 'tiers.yaml'));
-  cpSync(path.join(repoRoot, 'examples/homelab'), path.join(repo, 'examples/homelab'), { recursive: true });
+  const repo = path.join(dir, 'homelab');
+  cpSync(path.join(repoRoot, 'examples/homelab'), repo, { recursive: true });
   const keyFile = path.join(dir, 'age', 'key.txt');
   mkdirSync(path.dirname(keyFile), { mode: 0o700 });
   execFileSync(path.join(binDir, 'age-keygen'), ['-o', keyFile], { stdio: 'ignore' });
