@@ -108,5 +108,5 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
     return { result: 'ok', message: rev ? `${ref.kind}/${ref.namespace}/${ref.name} at ${rev}` : 'no artifact yet (dry run)' };
   });
   const fallback = await fallbackCrds(root, s.fallbackFiles);
-  return converge({ ctx: s.ctx, client: s.client, live, emit, signal: o.signal, timeoutFor: s.timeoutFor, fallback, dryRun });
+  return converge({ ctx: s.ctx, client: s.client, live, emit, signal: o.signal, timeoutFor: s.timeoutFor, fallback, dryRun, runtimeCrds: s.config.runtimeCrds });
 }

@@ -244,7 +244,7 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
           // Never: the node must not even try a registry (there is none to reach).
           .replace(/(image: ghcr\.io\/fluxcd\/kustomize-controller:v0\.0\.0-not-built\n(\s+)imagePullPolicy:) IfNotPresent/, '$1 Never'),
       );
-      const { url } = await serveRepo(t.git, 'homelab', path.join(repo, 'examples/homelab'), `${t.clusterGitBaseUrl}/homelab.git`);
+      const { url } = await serveRepo(t.git, 'homelab', repo, `${t.clusterGitBaseUrl}/homelab.git`);
       const t0 = Date.now();
       const r = await standupProc(t, ['up', '--repo', repo, '--cluster', 'dev', '--source-url', url], repo, sops.env);
       expect(r.exitCode, r.all).toBe(1);
