@@ -15,6 +15,7 @@ import { assertNoFight } from './source.js';
 import { resultOf, type StepTracker } from './steps.js';
 import { decideTier, newTrack, type Backoff, type TierTrack } from './tier-decision.js';
 import { describeWorkloads, liveCrdGroups } from './workloads.js';
+import { crdOnItsWay } from './runtime-crd-wait.js';
 
 export interface ConvergeOptions {
   ctx: PlanContext;
@@ -88,6 +89,10 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         const deps = graph.deps.get(key) ?? [];
         const parent = node.parent !== null && tiers.has(node.parent) ? node.parent : null;
         const parentTier = parent ? tiers.get(parent)! : null;
+        // Only for a missing-CRD failure that answers standup's own request (two lists, not every tick of a wait).
+        const waitingCrd = t.readiness.state === 'failed' && t.readiness.diagnosis?.type === 'missing-crd' && t.track.requestedAt !== null && live?.status?.lastHandledReconcileAt === t.track.requestedAt
+          ? await crdOnItsWay(o.client, t.readiness.diagnosis, o.knowledge.runtimeCrds)
+          : null;
         const notReady = (x: Tier | null) => x !== null && (x.ended === 'failed' || x.ended === 'timeout' || x.ended === 'not-run');
         const depsFailed = [...deps.filter((d) => notReady(tiers.get(d)!)), ...(!live && notReady(parentTier) ? [parent!] : [])];
         const d = decideTier(
@@ -104,6 +109,7 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
             parentDone: parentTier === null || isDone(parentTier),
             firstPass: first,
             timeoutMs: timeoutFor(o.timeouts, key),
+            crdOnItsWay: waitingCrd,
           },
           now(),
           backoff,

@@ -7,7 +7,7 @@ import { dryRunTiers } from './dry-run.js';
 import { NotConvergeableError } from './errors.js';
 import { tierStepId, type Emit, type StepInfo } from './events.js';
 import { timeoutFor, type RunTarget } from './inputs.js';
-import { installDeployments, installFlux, waitDeploymentsAvailable } from './install.js';
+import { installDeployments, installFlux, waitFluxControllers } from './install.js';
 import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { LiveState } from './live-state.js';
 import { fluxCrdsPresent, preflight } from './preflight.js';
@@ -96,8 +96,7 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
   if (mode === 'resume' && t.installsFlux && install) {
     await steps.run('install', async () => {
       const deployments = installDeployments(install);
-      await waitDeploymentsAvailable({ client: t.client, steps, id: 'install', signal, deployments, timeoutMs: t.timeouts.defaultMs, what: 'the Flux controllers' });
-      return { result: 'ok', message: `${deployments.length} Deployments Available` };
+      return { result: 'ok', message: await waitFluxControllers({ client: t.client, steps, id: 'install', signal, deployments, file: install.file, timeoutMs: t.timeouts.defaultMs }) };
     });
     // An `up` stopped during the install never applied the sync: resume finishes that too (the same idempotent apply).
     if (t.bootstrap!.sync.length > 0) {

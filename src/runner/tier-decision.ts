@@ -40,6 +40,11 @@ export interface TierView {
   /** The first look of the run: a tier Ready now was Ready before standup did anything (resume skips it). */
   firstPass: boolean;
   timeoutMs: number;
+  /**
+   * For a missing-CRD failure: the CRD is on its way (runtimeCrds names the operator, and its trigger object exists:
+   * the split layout), in words for the status line. The tier then waits for it instead of failing.
+   */
+  crdOnItsWay?: string | null;
 }
 
 export type TierOutcome =
@@ -102,6 +107,18 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
     return decision({ request: { value: t.requestedAt, why: 'first', note: null }, line: lineFor(v) });
   }
   const current = failureIsCurrent(v, t.requestedAt);
+  const line = lineFor(v);
+  if (r.state === 'failed' && current && v.crdOnItsWay) {
+    // Not the deadlock: the operator has what makes it create the CRD. Ask again with backoff, within the timeout.
+    if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line: v.crdOnItsWay } });
+    t.retryAt ??= now + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+    if (now < t.retryAt) return decision({ line: v.crdOnItsWay });
+    t.retries++;
+    t.retryAt = null;
+    t.requestedAt = new Date(now).toISOString();
+    const note = `asking Flux again (${t.retries})`;
+    return decision({ request: { value: t.requestedAt, why: 'transient', note }, line: `${v.crdOnItsWay}; ${note}` });
+  }
   if (r.state === 'failed' && current && !t.secondChance) {
     // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a webhook
     // not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
@@ -122,7 +139,6 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
     }
   }
   if (r.state === 'failed' && current) return decision({ outcome: { type: 'fail', suspended: false } });
-  const line = lineFor(v);
   if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
   return decision({ line: r.transient ? null : line });
 }

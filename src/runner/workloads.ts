@@ -1,9 +1,9 @@
 import type { ClusterClient } from '../cluster/client.js';
 import { podSelector, type LiveDeployment } from '../status/deployment.js';
 import type { LivePod } from '../status/pod.js';
-import { describeDeployment, type WorkloadReport } from '../status/workload.js';
+import { describeDeployment, describeHelmRelease, type LiveHelmRelease, type WorkloadReport } from '../status/workload.js';
 
-/** A workload to describe: `Deployment` only for now (the kind Flux's own install and most tiers wait on). */
+/** A workload to describe: a Deployment (its pods' reasons) or a HelmRelease (helm-controller's message). */
 export interface WorkloadRef {
   kind: string;
   namespace: string | null;
@@ -11,17 +11,23 @@ export interface WorkloadRef {
 }
 
 /**
- * Reads each Deployment and its pods and describes why it is not ready (`0/1 ready, readiness probe failing`).
- * Best effort: what cannot be read is left out, so an explanation never hides the failure it explains.
+ * Reads each Deployment (and its pods) or HelmRelease and describes why it is not ready (`0/1 ready; web-x2:
+ * readiness probe failing`). At most `limit` of them. Best effort: what cannot be read is left out, so an explanation
+ * never hides the failure it explains.
  */
-export async function describeWorkloads(client: ClusterClient, refs: readonly WorkloadRef[]): Promise<WorkloadReport[]> {
-  const deployments = refs.filter((r) => r.kind === 'Deployment' && r.namespace);
-  if (deployments.length === 0) return [];
-  const nodes = await client.list({ apiVersion: 'v1', kind: 'Node' }).then((l) => l.items.length, () => 1);
+export async function describeWorkloads(client: ClusterClient, refs: readonly WorkloadRef[], limit = 10): Promise<WorkloadReport[]> {
+  const wanted = refs.filter((r) => (r.kind === 'Deployment' || r.kind === 'HelmRelease') && r.namespace).slice(0, limit);
+  if (wanted.length === 0) return [];
+  const nodes = wanted.some((r) => r.kind === 'Deployment') ? await client.list({ apiVersion: 'v1', kind: 'Node' }).then((l) => l.items.length, () => 1) : 1;
   const out: WorkloadReport[] = [];
-  for (const r of deployments) {
+  for (const r of wanted) {
     const ns = r.namespace!;
     try {
+      if (r.kind === 'HelmRelease') {
+        const h = (await client.find({ apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', namespace: ns, name: r.name })) as LiveHelmRelease | undefined;
+        out.push(describeHelmRelease(h, ns, r.name));
+        continue;
+      }
       const d = (await client.find({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: r.name })) as LiveDeployment | undefined;
       const selector = d ? podSelector(d) : null;
       const pods = selector ? ((await client.list({ apiVersion: 'v1', kind: 'Pod', namespace: ns }, { labelSelector: selector })).items as unknown as LivePod[]) : [];

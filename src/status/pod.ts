@@ -124,14 +124,21 @@ export function podAdvice(kind: PodProblemKind, ns: string, pod: string): string
   }
 }
 
-/** One line for a set of pods: their distinct problems, each with how many pods have it. */
+/**
+ * One line for a set of pods: each distinct problem once, after the first pod that has it (the name to `kubectl
+ * describe`), with how many more share it: `web-7d9f-x2: ErrImageNeverPull: ...; web-7d9f-y3: Pending: no node`.
+ */
 export function summarizePods(pods: readonly LivePod[], ctx: PodContext): { line: string; problems: (PodProblem & { pod: string })[] } {
   const problems = pods.flatMap((p) => {
     const x = podProblem(p, ctx);
     return x ? [{ ...x, pod: p.metadata.name }] : [];
   });
-  const counts = new Map<string, number>();
-  for (const p of problems) counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
-  const line = [...counts].map(([r, n]) => (n > 1 ? `${n} pods ${r}` : r)).join('; ');
+  const byReason = new Map<string, { pod: string; n: number }>();
+  for (const p of problems) {
+    const seen = byReason.get(p.reason);
+    if (seen) seen.n++;
+    else byReason.set(p.reason, { pod: p.pod, n: 1 });
+  }
+  const line = [...byReason].map(([r, { pod, n }]) => `${pod}: ${r}${n > 1 ? ` (and ${n - 1} more pod${n > 2 ? 's' : ''})` : ''}`).join('; ');
   return { line, problems };
 }

@@ -1,5 +1,6 @@
-// A Deployment and its pods in one line, for an operator: `Deployment flux-system/source-controller: 0/1 ready,
-// ErrImageNeverPull: ...`, with what to check. Pure.
+// Why a workload a tier (or the Flux install) waits on is not healthy, in one line, with what to check: a
+// Deployment's ready count and its pods' reasons (`0/1 ready; source-controller-7d9f-x2: ErrImageNeverPull: ...`),
+// a HelmRelease's Ready message (helm-controller's words). Pure.
 
 import { deploymentReadiness, type LiveDeployment, type WorkloadReadiness } from './deployment.js';
 import { podAdvice, summarizePods, type LivePod, type PodContext, type PodProblemKind } from './pod.js';
@@ -8,7 +9,7 @@ export interface WorkloadReport {
   /** `Deployment/ns/name` */
   object: string;
   readiness: WorkloadReadiness;
-  /** `0/1 ready, readiness probe failing` (kstatus' message when no pod says more). */
+  /** `0/1 ready; web-7d9f-x2: readiness probe failing` (kstatus' message when no pod says more). */
   line: string;
   /** What to check next; empty when the Deployment is current. */
   advice: string;
@@ -30,5 +31,27 @@ export function describeDeployment(d: LiveDeployment | undefined, namespace: str
   const why = podLine || (pods.length === 0 ? 'no pods yet' : readiness.message);
   const advice = first ? podAdvice(first.kind, namespace, first.pod) : `kubectl describe deploy -n ${namespace} ${name}`;
   const terminal = readiness.state === 'failed' || problems.some((p) => TERMINAL.has(p.kind));
-  return { object, readiness, line: `${readiness.ready} ready, ${why}`, advice, terminal, problem: first?.kind ?? null };
+  const deadline = readiness.state === 'failed' && podLine ? `; ${readiness.message}` : '';
+  return { object, readiness, line: `${readiness.ready} ready; ${why}${deadline}`, advice, terminal, problem: first?.kind ?? null };
+}
+
+export interface LiveHelmRelease {
+  metadata: { name: string; namespace?: string; generation?: number };
+  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** A HelmRelease as the health check saw it: helm-controller's Ready message (it quotes the chart's own errors). */
+export function describeHelmRelease(h: LiveHelmRelease | undefined, namespace: string, name: string): WorkloadReport {
+  const object = `HelmRelease/${namespace}/${name}`;
+  const ready = h?.status?.conditions?.find((c) => c.type === 'Ready');
+  const state: WorkloadReadiness['state'] = !h ? 'not-found' : ready?.status === 'True' ? 'current' : ready?.status === 'False' ? 'failed' : 'in-progress';
+  const line = !h ? 'not found' : ready ? (ready.message ?? ready.reason ?? `Ready=${ready.status}`).trim().split('\n')[0]! : 'no Ready condition yet';
+  return {
+    object,
+    readiness: { state, ready: ready?.status ?? '-', message: line },
+    line,
+    advice: h ? `flux get helmrelease -n ${namespace} ${name}, and helm-controller's events (kubectl describe hr -n ${namespace} ${name})` : `kubectl get hr -n ${namespace}`,
+    terminal: false,
+    problem: null,
+  };
 }

@@ -30,7 +30,7 @@ describe('podProblem', () => {
 
   it('counts pods with the same problem once', () => {
     const p = pod({ phase: 'Pending' });
-    expect(summarizePods([p, { ...p, metadata: { name: 'b' } }], { nodes: 0 }).line).toBe('2 pods Pending: no node');
+    expect(summarizePods([p, { ...p, metadata: { name: 'b' } }], { nodes: 0 }).line).toBe('source-controller-7d9f-abcde: Pending: no node (and 1 more pod)');
   });
 });
 
@@ -39,12 +39,12 @@ describe('describeDeployment', () => {
 
   it('names the state and the pods\' reason in one line, with what to check, and marks a never-pull image terminal', () => {
     const w = describeDeployment(d, 'flux-system', 'source-controller', [pod(waiting('ErrImageNeverPull', 'not present'), { node: 'n1' })], nodes);
-    expect(w).toMatchObject({ object: 'Deployment/flux-system/source-controller', line: '0/1 ready, ErrImageNeverPull: not present', terminal: true, problem: 'image-never-pull' });
+    expect(w).toMatchObject({ object: 'Deployment/flux-system/source-controller', line: '0/1 ready; source-controller-7d9f-abcde: ErrImageNeverPull: not present', terminal: true, problem: 'image-never-pull' });
     expect(w.advice).toContain('imagePullPolicy is Never');
   });
 
   it('a readiness probe failing is not terminal', () => {
     const w = describeDeployment(d, 'flux-system', 'source-controller', [pod({ phase: 'Running', containerStatuses: [{ name: 'manager', ready: false, state: { running: {} } }] }, { node: 'n1', probe: true })], nodes);
-    expect(w).toMatchObject({ line: '0/1 ready, readiness probe failing', terminal: false });
+    expect(w).toMatchObject({ line: '0/1 ready; source-controller-7d9f-abcde: readiness probe failing', terminal: false });
   });
 });
