@@ -6,7 +6,7 @@ import { humanDuration } from '../status/durations.js';
 import { sourceReadiness } from '../status/source.js';
 import { TierFailedError, WaitTimeoutError } from './errors.js';
 import { tierStepId, type Emit, type StepResult } from './events.js';
-import { explainFailure } from './explain.js';
+import { explainFailure, workloadLines } from './explain.js';
 import { timeoutFor, type CrdKnowledge, type FallbackCrd, type Timeouts } from './inputs.js';
 import type { LiveState } from './live-state.js';
 import type { OutageLog } from './outages.js';
@@ -176,9 +176,7 @@ const isDone = (t: Tier): boolean => t.ended === 'ok' || t.ended === 'skipped';
 async function laggards(o: ConvergeOptions, r: Readiness): Promise<string> {
   const d = r.diagnosis;
   if (d?.type !== 'health-check') return '';
-  const reports = await describeWorkloads(o.client, d.objects);
-  const byObject = new Map(reports.map((w) => [w.object, w.line]));
-  return `; objects still in progress: ${d.objects.map((x) => (byObject.has(x.object) ? `${x.object} (${byObject.get(x.object)})` : x.object)).join(', ')}`;
+  return `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}${workloadLines(await describeWorkloads(o.client, d.objects))}`;
 }
 
 function outage(o: ConvergeOptions, since: number | null): string {

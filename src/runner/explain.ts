@@ -20,15 +20,10 @@ export function explainFailure(tier: string, r: Readiness, x: ExplainContext): {
   const d = r.diagnosis;
   if (d?.type === 'missing-crd') return explainMissingCrd(tier, d, x);
   if (d?.type === 'health-check') {
-    const report = new Map(x.workloads.map((w) => [w.object, w]));
-    const laggards = d.objects.map((o) => {
-      const w = report.get(o.object);
-      const why = [o.status, w?.line, o.error].filter(Boolean).join(': ');
-      return `${o.object} (${why})`;
-    });
+    const laggards = d.objects.map((o) => `${o.object} (${[o.status, o.error].filter(Boolean).join(': ')})`);
     const advice = x.workloads.find((w) => w.advice)?.advice;
     return {
-      message: humanizeDurations(`${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`),
+      message: humanizeDurations(`${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`) + workloadLines(x.workloads),
       hint: advice ? `Check: ${advice}; then \`standup resume\`.` : 'Inspect those objects (kubectl describe), fix them, then `standup resume`.',
     };
   }
@@ -75,6 +70,9 @@ function explainMissingCrd(tier: string, d: MissingCrd, x: ExplainContext): { me
       `\`standup crds\`, then \`standup resume\`; for good, move ${d.object} to a tier that dependsOn ${tier}.`;
   return { message, hint };
 }
+
+/** Why each workload is not healthy, one indented line each (`Deployment/apps/web: 0/1 ready; web-x2: ...`). */
+export const workloadLines = (ws: readonly WorkloadReport[]): string => ws.filter((w) => w.readiness.state !== 'current').map((w) => `\n  ${w.object}: ${w.line}`).join('');
 
 const split = (key: string) => {
   const i = key.indexOf('/');

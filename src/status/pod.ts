@@ -92,8 +92,8 @@ export function podProblem(pod: LivePod, ctx: PodContext): PodProblem | null {
   const notReady = (st.containerStatuses ?? []).filter((c) => !c.ready);
   if (notReady.length === 0) return null;
   const probed = notReady.some((c) => c.state?.running && pod.spec?.containers?.find((s) => s.name === c.name)?.readinessProbe);
-  if (probed) return { kind: 'readiness', reason: 'readiness probe failing' };
-  return { kind: 'starting', reason: `containers not ready: ${notReady.map((c) => c.name).join(', ')}` };
+  if (probed) return { kind: 'readiness', reason: 'running, readiness probe failing' };
+  return { kind: 'starting', reason: `running, not ready (${notReady.map((c) => c.name).join(', ')})` };
 }
 
 /** What to look at for each kind of problem (one line, with the kubectl command where one helps). */

@@ -429,7 +429,7 @@ describe.sequential('Flux installed from the repository, and workloads Flux wait
     const r = await standup(f.t('up'));
     expect(r.code, r.stderr).toBe(1);
     // Without a node its pod is never scheduled; with one, its image is not there: either way, said.
-    expect(r.stderr).toMatch(new RegExp(`${ns}/app failed its health check after \\d+s; still not healthy: Deployment/${ns}/web \\(InProgress: 0/1 ready; web-[a-z0-9-]+: (Pending: no node|ErrImageNeverPull[^)]*)\\)`));
+    expect(r.stderr).toMatch(new RegExp(`${ns}/app failed its health check after \\d+s; still not healthy: Deployment/${ns}/web \\(InProgress\\)\\n  Deployment/${ns}/web: 0/1 ready; web-[a-z0-9-]+: (Pending: no node|ErrImageNeverPull)`));
     expect(r.stderr).toMatch(tb.node ? /imagePullPolicy is Never/ : /join a node/);
   }, 180_000);
 });

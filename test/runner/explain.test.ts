@@ -26,9 +26,9 @@ describe('explainFailure: a health check on a workload', () => {
     const r = failed("health check failed after 30.071264876s: timeout waiting for: [Deployment/apps/web status: 'InProgress']", 'HealthCheckFailed');
     const x = explainFailure('flux-system/apps', r, {
       ...none,
-      workloads: [{ object: 'Deployment/apps/web', readiness: { state: 'in-progress', ready: '0/1', message: 'Available: 0/1' }, line: '0/1 ready; web-1: readiness probe failing', advice: 'the container runs but its readiness probe fails: kubectl describe pod -n apps web-1', terminal: false, problem: 'readiness' }],
+      workloads: [{ object: 'Deployment/apps/web', readiness: { state: 'in-progress', ready: '0/1', message: 'Available: 0/1' }, line: '0/1 ready; web-1: running, readiness probe failing', advice: 'the container runs but its readiness probe fails: kubectl describe pod -n apps web-1', terminal: false, problem: 'readiness' }],
     });
-    expect(x.message).toBe('flux-system/apps failed its health check after 30s; still not healthy: Deployment/apps/web (InProgress: 0/1 ready; web-1: readiness probe failing)');
+    expect(x.message).toBe('flux-system/apps failed its health check after 30s; still not healthy: Deployment/apps/web (InProgress)\n  Deployment/apps/web: 0/1 ready; web-1: running, readiness probe failing');
     expect(x.hint).toContain('kubectl describe pod -n apps web-1');
   });
 });

@@ -87,4 +87,17 @@ describe('decideTier', () => {
     const flash = r('progressing', { reason: 'StaleGeneration', message: 'generation 1 not reconciled yet (observed -1)', transient: true });
     expect(decideTier(started(), view({ readiness: flash }), T0 + 10, backoff).line).toBeNull();
   });
+
+  it('a missing CRD whose operator already has its trigger is waited for (asked again with backoff), not failed', () => {
+    const missing = r('failed', { reason: 'ReconciliationFailed', message: 'no matches for kind "StorageProfile"', diagnosis: { type: 'missing-crd', kind: 'StorageProfile', group: 'cdi.kubevirt.io', version: 'v1beta1', object: 'StorageProfile/x' } });
+    const onItsWay = 'waiting for the StorageProfile CRD (cdi.kubevirt.io): its operator creates it once it sees CDI/cdi, which exists';
+    const v = view({ readiness: missing, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z', crdOnItsWay: onItsWay });
+    const wait = decideTier(started(), v, T0 + 100, backoff);
+    expect(wait).toMatchObject({ outcome: null, request: null, line: onItsWay });
+    const again = decideTier(wait.track, v, T0 + 2100, backoff);
+    expect(again.request).toMatchObject({ why: 'transient', note: 'asking Flux again (1)' });
+    expect(decideTier(started(), v, T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: onItsWay });
+    // and without it, the same failure is the deadlock (after its second chance)
+    expect(decideTier(started({ secondChance: true }), { ...v, crdOnItsWay: null }, T0 + 100, backoff).outcome).toEqual({ type: 'fail', suspended: false });
+  });
 });

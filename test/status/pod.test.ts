@@ -15,7 +15,7 @@ describe('podProblem', () => {
     ['the image is not on the node and may not be pulled', pod(waiting('ErrImageNeverPull', 'Container image "ghcr.io/fluxcd/source-controller:v9" is not present with pull policy of Never'), { node: 'n1' }), nodes, 'image-never-pull', 'ErrImageNeverPull: Container image "ghcr.io/fluxcd/source-controller:v9" is not present with pull policy of Never'],
     ['the image cannot be pulled', pod(waiting('ImagePullBackOff', 'Back-off pulling image "x"'), { node: 'n1' }), nodes, 'image-pull', 'ImagePullBackOff: Back-off pulling image "x"'],
     ['the container keeps crashing', pod({ phase: 'Running', containerStatuses: [{ name: 'manager', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, reason: 'Error' } } }] }, { node: 'n1' }), nodes, 'crash-loop', 'CrashLoopBackOff (container manager restarted 4 times, last exit code 1 (Error))'],
-    ['running, but its readiness probe fails', pod({ phase: 'Running', containerStatuses: [{ name: 'manager', ready: false, state: { running: {} } }] }, { node: 'n1', probe: true }), nodes, 'readiness', 'readiness probe failing'],
+    ['running, but its readiness probe fails', pod({ phase: 'Running', containerStatuses: [{ name: 'manager', ready: false, state: { running: {} } }] }, { node: 'n1', probe: true }), nodes, 'readiness', 'running, readiness probe failing'],
     ['no node can take it', pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient memory.' }] }), { nodes: 3 }, 'unschedulable', 'Pending: Unschedulable (0/3 nodes are available: 3 Insufficient memory.)'],
     ['the cluster has no node at all (the node-less testbed)', pod({ phase: 'Pending' }), { nodes: 0 }, 'no-node', 'Pending: no node'],
     ['nodes exist but nothing scheduled it (no scheduler)', pod({ phase: 'Pending' }), nodes, 'not-scheduled', 'Pending: not scheduled yet'],
@@ -45,6 +45,6 @@ describe('describeDeployment', () => {
 
   it('a readiness probe failing is not terminal', () => {
     const w = describeDeployment(d, 'flux-system', 'source-controller', [pod({ phase: 'Running', containerStatuses: [{ name: 'manager', ready: false, state: { running: {} } }] }, { node: 'n1', probe: true })], nodes);
-    expect(w).toMatchObject({ line: '0/1 ready; source-controller-7d9f-abcde: readiness probe failing', terminal: false });
+    expect(w).toMatchObject({ line: '0/1 ready; source-controller-7d9f-abcde: running, readiness probe failing', terminal: false });
   });
 });

@@ -13,15 +13,15 @@ const one = { nodes: 1 };
 describe('workload lines', () => {
   it.each([
     ['the image is not on the node', pod('a', { phase: 'Pending', containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "x" is not present with pull policy of Never' } } }] }), 'a: ErrImageNeverPull: Container image "x" is not present with pull policy of Never'],
-    ['running, readiness probe failing', pod('b', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }), 'b: readiness probe failing'],
-    ['running, not ready, no probe', pod('c', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }, false), 'c: containers not ready: app'],
+    ['running, readiness probe failing', pod('b', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }), 'b: running, readiness probe failing'],
+    ['running, not ready, no probe', pod('c', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }, false), 'c: running, not ready (app)'],
   ])('%s', (_n, p, reason) => {
     expect(describeDeployment(dep(1, 0), 'apps', 'web', [p], one).line).toBe(`0/1 ready; ${reason}`);
   });
 
   it('a Deployment: ready count, then the unready pods only', () => {
     const pods = [pod('web-1', { phase: 'Running', containerStatuses: [{ name: 'app', ready: true, state: { running: {} } }] }), pod('web-2', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] })];
-    expect(describeDeployment(dep(2, 1), 'apps', 'web', pods, one).line).toBe('1/2 ready; web-2: readiness probe failing');
+    expect(describeDeployment(dep(2, 1), 'apps', 'web', pods, one).line).toBe('1/2 ready; web-2: running, readiness probe failing');
   });
 
   it('a HelmRelease: helm-controller\'s Ready message', () => {
