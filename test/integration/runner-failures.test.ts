@@ -10,7 +10,8 @@ import { serveFixture, type RepoSpec } from './fixture-repo.js';
 import { kube, ready, until } from './kube.js';
 
 // Issue 11 on the real testbed: the runner at 2 a.m. Each test has its own namespace and repository, and removes
-// what it made. Node-less testbed: a Deployment's pods are created (kube-controller-manager) but never scheduled.
+// what it made. The never-pulled image keeps a Deployment unready either way: without a node its pods are never scheduled,
+// with one (the default) they stop at ErrImageNeverPull.
 
 let tb: TestbedClient;
 let k: ReturnType<typeof kube>;
@@ -189,9 +190,10 @@ describe.sequential('Ctrl-C and the API server going away (items 4 and 5)', () =
 
   it('says within seconds that the cluster is unreachable, says when it is back, and a timeout names the outage', async () => {
     const f = await fixture('r-away', slow('r-away'));
-    const proxy = await tcpProxy(Number(new URL(tb.server).port));
+    const server = new URL(tb.server);
+    const proxy = await tcpProxy(server.hostname, Number(server.port));
     const kubeconfig = path.join(f.dir, 'kubeconfig');
-    writeFileSync(kubeconfig, readFileSync(tb.kubeconfigPath, 'utf8').replace(tb.server, `https://127.0.0.1:${proxy.port}`));
+    writeFileSync(kubeconfig, readFileSync(tb.kubeconfigPath, 'utf8').replace(tb.server, `https://${server.hostname}:${proxy.port}`));
     const args = ['up', '--repo', f.dir, '--cluster', 't', '--kubeconfig', kubeconfig, '--timeout', '60s', '-o', 'json'];
     const child = standupProcess(args);
     let out = '';
@@ -445,13 +447,17 @@ async function settled<T>(child: PromiseLike<T> & { kill(signal?: 'SIGKILL'): bo
 }
 
 /** A TCP forwarder to the API server that a test can take down (connections reset, new ones refused) and bring back. */
-async function tcpProxy(target: number) {
+/**
+ * A TCP proxy to the API server that a test can take down and bring back. It listens on the API server's own address
+ * (loopback without a node, the link's host end with one), so the serving certificate's IP SANs still match.
+ */
+async function tcpProxy(host: string, target: number) {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   const listen = (port: number) =>
     new Promise<number>((resolve) => {
       server = createServer((client) => {
-        const upstream = new Socket().connect(target, '127.0.0.1');
+        const upstream = new Socket().connect(target, host);
         sockets.add(client).add(upstream);
         client.pipe(upstream).pipe(client);
         const drop = () => {
@@ -463,7 +469,7 @@ async function tcpProxy(target: number) {
         client.on('error', drop).on('close', drop);
         upstream.on('error', drop).on('close', drop);
       });
-      server.listen(port, '127.0.0.1', () => resolve((server!.address() as { port: number }).port));
+      server.listen(port, host, () => resolve((server!.address() as { port: number }).port));
     });
   const port = await listen(0);
   const stop = () => {
