@@ -39,6 +39,8 @@ export interface FluxOptions {
   ports: FluxPorts;
   /** kustomize-controller --requeue-dependency; upstream default 30s is slow for tests. */
   requeueDependency: string;
+  /** --concurrent of every Flux controller (benchmarks: homelab templates set 10); unset: each controller's default. */
+  concurrent?: number;
 }
 
 function controllerEnv(kubeconfig: string): NodeJS.ProcessEnv {
@@ -65,6 +67,10 @@ export type FluxController = 'source-controller' | 'kustomize-controller' | 'hel
 const COMMON = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console', '--log-level=debug'];
 
 function fluxArgs(name: FluxController, o: FluxOptions): string[] {
+  return [...controllerArgs(name, o), ...(o.concurrent ? [`--concurrent=${o.concurrent}`] : [])];
+}
+
+function controllerArgs(name: FluxController, o: FluxOptions): string[] {
   if (name === 'source-controller') {
     return [
       ...COMMON,
