@@ -242,7 +242,8 @@ export function graphFromModel(name: string, origin: string, model: ClusterModel
 
 /**
  * Where a healthChecks entry points in the generated repository:
- * 1. an object it generates with that kind, namespace and name (a HelmRelease, a Namespace): the same entry;
+ * 1. an object it generates with that kind, namespace and name (a HelmRelease, a Namespace, a Kustomization): the same
+ *    entry;
  * 2. an object the real repository renders (a ClusterIssuer, a Gateway, a Job): a ConfigMap stand-in applied by the
  *    tier that applies the real one, so the check waits for that tier as the real one does;
  * 3. an object a chart creates at runtime (cilium's DaemonSet, a CRD): the HelmRelease that would create it (same
@@ -258,6 +259,7 @@ function healthTarget(
   const ns = h.namespace ?? '';
   if (h.kind === 'HelmRelease' && o.releases.has(`${ns || k.namespace}/${h.name}`)) return { ref: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: h.name, namespace: ns || k.namespace } };
   if (h.kind === 'Namespace' && [...o.byKey.values()].some((x) => x.namespaces.includes(h.name))) return { ref: { apiVersion: 'v1', kind: 'Namespace', name: h.name } };
+  if (h.kind === 'Kustomization' && o.byKey.has(`${ns || k.namespace}/${h.name}`)) return { ref: { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', name: h.name, namespace: ns || k.namespace } };
   const standIn = (owner: string, namespace: string) => ({ ref: { apiVersion: 'v1', kind: 'ConfigMap', name: standInName(h.kind, h.name), namespace }, standInIn: owner });
   const real = o.model.objects.find((x) => x.kind === h.kind && x.name === h.name && (!ns || (x.namespace ?? '') === ns));
   if (real) {
