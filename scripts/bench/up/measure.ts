@@ -36,6 +36,12 @@ export interface Measured {
   helmDependencyRetries: Record<string, number>;
   sourceMs: number | null;
   /**
+   * Per Kustomization: from the moment it could have started (its dependencies' reconciles finished, its applier's
+   * apply completed) to the start of the reconcile that made it Ready. Under Flux alone the requeue waits; under
+   * standup its reaction plus kustomize-controller's queue.
+   */
+  startDelayMs: Record<string, number>;
+  /**
    * The other lower bound: a controller cannot finish sooner than the work its workers did divided by their number
    * (a worker stays busy through a Kustomization's health checks and a Helm install's wait). ms from the first
    * fetch, per controller.
@@ -86,6 +92,16 @@ export function measureRun(g: GraphSpec, logs: RunLogs, revisions: Set<string>, 
     });
   }
 
+  const startDelayMs: Record<string, number> = {};
+  for (const k of kustomizations) {
+    const r = reconcile.get(k.key)!;
+    const could = Math.max(
+      ...(k.applier ? [reconcile.get(k.applier)?.appliedAt ?? reconcile.get(k.applier)?.finishedAt ?? -Infinity] : []),
+      ...k.dependsOn.map((d) => reconcile.get(d)?.finishedAt ?? -Infinity),
+    );
+    if (Number.isFinite(could)) startDelayMs[k.key] = Math.max(0, r.finishedAt - r.durationMs - could);
+  }
+
   const releases: LimitInput['releases'] = [];
   const helmMs: Record<string, number> = {};
   const helmQueuedMs: Record<string, number> = {};
@@ -132,6 +148,7 @@ export function measureRun(g: GraphSpec, logs: RunLogs, revisions: Set<string>, 
     helmBusy: { ...helmBusy(helm.values(), workers.helm), workers: workers.helm },
     helmDependencyRetries,
     sourceMs: rootFetch ? rootFetch.storedAt - rootFetch.startedAt : null,
+    startDelayMs,
     workerBound: {
       kustomize: [...reconcile.values()].reduce((n, r) => n + r.durationMs, 0) / workers.kustomize,
       helm: helmActions / workers.helm,
