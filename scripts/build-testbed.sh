@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the testbed's binaries from the Go modules under test/testbed/go into a cache outside the repository, and
 # prints the bin dir: etcd, kube-apiserver, kube-controller-manager, kubelet, kube-scheduler, kube-proxy, the Flux
-# source-, kustomize- and helm-controller, and the testbed's own small programs (go/apps: the pause and app images,
-# the CDI-like operator).
+# source-, kustomize- and helm-controller, CoreDNS, sops and age-keygen, and the testbed's own small programs
+# (go/apps: the pause and app images, the CDI-like operator).
 #
 # Cache keys are per module: sha256 of `go version` and every go.mod/go.sum/*.go file of that module, so adding or
 # bumping one module rebuilds only its binaries. Each module builds into <cache>/m/<module>-<key>/bin; the bin dir
@@ -21,7 +21,7 @@ export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -modcacherw"
 export LC_ALL=C
 
 # Keep in sync with MODULES in test/testbed/paths.ts (the order matters for the combined key).
-modules=(etcd k8s flux-source flux-kustomize flux-helm apps)
+modules=(etcd k8s flux-source flux-kustomize flux-helm apps coredns sops)
 gov=$(go version)
 declare -A modkey
 for m in "${modules[@]}"; do
@@ -102,6 +102,9 @@ build kubelet k8s k8s.io/kubernetes/cmd/kubelet "$kld"
 build kustomize-controller flux-kustomize github.com/fluxcd/kustomize-controller
 build source-controller flux-source github.com/fluxcd/source-controller
 build helm-controller flux-helm github.com/fluxcd/helm-controller
+build coredns coredns github.com/coredns/coredns
+build sops sops github.com/getsops/sops/v3/cmd/sops
+build age-keygen sops filippo.io/age/cmd/age-keygen
 
 # The Flux CRDs live in the controller modules' zips (only api/ is a separate module); copy them next to bin so the
 # harness needs no Go at run time.
@@ -117,6 +120,8 @@ chmod -R u+w "$cache/crds"
   printf 'kustomize-controller %s\n' "$(modver flux-kustomize github.com/fluxcd/kustomize-controller)"
   printf 'helm-controller %s\n' "$(modver flux-helm github.com/fluxcd/helm-controller)"
   printf 'kubernetes %s\n' "$kv"
+  printf 'coredns %s\n' "$(modver coredns github.com/coredns/coredns)"
+  printf 'sops %s\n' "$(modver sops github.com/getsops/sops/v3)"
 } >"$cache/versions.txt"
 
 echo "$bin"

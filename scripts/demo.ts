@@ -1,9 +1,11 @@
-// npm run demo: the main job on the bundled example, with no cluster of your own.
+// npm run demo: the main job on the bundled example, with no cluster of your own: a real cold start.
 // Installs the node's host packages if missing (containerd, runc, CNI plugins, iptables, conntrack: Debian's) and
-// builds the testbed if needed (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet, kube-proxy and
-// the Flux controllers, from Go modules), starts it with a real node, serves examples/homelab from a loopback git
-// server, runs `standup up` with the live UI (pods start, readiness probes pass, tiers turn Ready in dependency
-// order), shows the pods and `standup status`, and stops everything.
+// builds the testbed if needed (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet, kube-proxy,
+// CoreDNS and the Flux controllers, from Go modules). Starts a bare cluster with a real node (no Flux), serves
+// examples/homelab from a git server the node's pods reach, and runs `standup up --cluster dev-incluster` with the live
+// UI: Flux installed from the repository's gotk-components.yaml (its controllers start as pods), the sync, then every
+// tier (pods start, readiness probes pass, tiers turn Ready in dependency order). Shows the pods and `standup
+// status`, and stops everything.
 import path from 'node:path';
 import { execa } from 'execa';
 import { start } from '../test/testbed/harness.js';
@@ -18,23 +20,24 @@ say('» Node packages (containerd, runc, CNI plugins, iptables, conntrack; from 
 await execa('bash', [path.join(root, 'scripts/testbed-deps.sh')], { stdio: 'inherit' });
 say('» Testbed binaries (control plane, kubelet, kube-proxy, Flux controllers; built once into ~/.cache/standup-testbed)');
 await execa('bash', [path.join(root, 'scripts/build-testbed.sh')], { stdio: 'inherit' });
-say('» Starting the testbed: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, a node (containerd, kubelet, kube-proxy), Flux…');
-const tb = await start();
+say('» Starting a bare cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, a node (containerd, kubelet, kube-proxy), CoreDNS; no Flux yet');
+const tb = await start({ flux: 'pods' });
+const cluster = 'dev-incluster';
 let code = 1;
 try {
   say(`  ready in ${(tb.timings.total! / 1000).toFixed(1)}s at ${tb.server}; node ${tb.node?.name} (${tb.node?.nodeIp}), pods in ${tb.node?.podCidr}`);
   // Served as its owner would push it: the root sync in it names the loopback URL it is served from.
-  const { url, sha } = await serveRepo(tb.git, 'homelab', example);
+  const { url, sha } = await serveRepo(tb.git, 'homelab', example, `${tb.clusterGitBaseUrl}/homelab.git`);
   say(`» Serving examples/homelab at ${url} (main@sha1:${sha.slice(0, 8)})`);
   const standup = (...args: string[]) =>
-    execa('node', [path.join(root, 'bin/standup.js'), ...args, '--cluster', 'dev', '--kubeconfig', tb.kubeconfigPath], { stdio: 'inherit', reject: false, cwd: root });
-  say('» standup plan --cluster dev');
-  await execa('node', [path.join(root, 'bin/standup.js'), 'plan', '--cluster', 'dev'], { stdio: 'inherit', cwd: root });
-  say(`» standup up --cluster dev --source-url ${url}`);
+    execa('node', [path.join(root, 'bin/standup.js'), ...args, '--cluster', cluster, '--kubeconfig', tb.kubeconfigPath], { stdio: 'inherit', reject: false, cwd: root });
+  say(`» standup plan --cluster ${cluster}`);
+  await execa('node', [path.join(root, 'bin/standup.js'), 'plan', '--cluster', cluster], { stdio: 'inherit', cwd: root });
+  say(`» standup up --cluster ${cluster} --source-url ${url}   (installs Flux from examples/homelab/clusters/dev/flux-system/gotk-components.yaml)`);
   code = (await standup('up', '--source-url', url)).exitCode ?? 1;
   say('» kubectl get pods -A (every one started on the node, Ready by its readiness probe)');
   await execa('kubectl', ['--kubeconfig', tb.kubeconfigPath, 'get', 'pods', '-A', '-o', 'wide'], { stdio: 'inherit', reject: false });
-  say('» standup status --cluster dev');
+  say(`» standup status --cluster ${cluster}`);
   await standup('status');
 } finally {
   say('» Stopping the testbed');

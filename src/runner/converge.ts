@@ -10,6 +10,7 @@ import { requestReconcile } from './request-reconcile.js';
 import { tierStepId, type Emit } from './events.js';
 import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
 import type { LiveState } from './live-state.js';
+import { describeUnhealthy, withDetails } from './unhealthy.js';
 
 export interface ConvergeOptions {
   ctx: PlanContext;
@@ -122,7 +123,9 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         }
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
-        const { message, hint } = explainFailure(key, r, o.fallback);
+        const explained = explainFailure(key, r, o.fallback);
+        const message = withDetails(explained.message, await describeUnhealthy(o.client, r.diagnosis));
+        const hint = explained.hint;
         o.emit({ type: 'step-end', id: tierStepId(key), result: 'failed', durationMs: now() - t.startedAt, message });
         throw new TierFailedError(key, message, hint);
       }
@@ -131,7 +134,7 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         t.lastLine = line;
         o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: line });
       }
-      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks);
+      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, await describeUnhealthy(o.client, t.readiness.diagnosis));
     }
     first = false;
     if ([...tracks.values()].every((t) => t.done)) return outcomes;
@@ -151,11 +154,11 @@ function failureIsCurrent(live: LiveKustomization | undefined, requestedAt: stri
   return !(sourceRevision && attempted && attempted !== sourceRevision);
 }
 
-function timeout(key: string, t: Track, tracks: Map<string, Track>): WaitTimeoutError {
+function timeout(key: string, t: Track, tracks: Map<string, Track>, details: string[]): WaitTimeoutError {
   const pending = [...tracks.values()].filter((x) => !x.done && x.startedAt !== null).map((x) => `${x.key}: ${statusLine(x.readiness)}`);
   const d = t.readiness.diagnosis;
   const laggards = d?.type === 'health-check' ? `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}` : '';
-  return new WaitTimeoutError(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, pending);
+  return new WaitTimeoutError(withDetails(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, details), pending);
 }
 
 const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

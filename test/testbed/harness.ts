@@ -10,13 +10,16 @@ import { etcdUrl, startEtcd } from './etcd.js';
 import { FLUX_NAMESPACE, installFluxCrds, startFluxController, startFluxControllers, type FluxController, type FluxOptions } from './flux.js';
 import { gitRepos, type GitRepos } from './git-repos.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import { ensureNamespace, loadKubeConfig } from './kube.js';
+import { apply, ensureNamespace, loadKubeConfig } from './kube.js';
 import { CONTEXT_NAME, kubeconfigYaml } from './kubeconfig.js';
 import { startCrdOperator, type CrdOperator, type CrdOperatorOptions } from './operator.js';
 import { auditPolicyYaml, COMPONENT_USERS } from './audit.js';
 import { chartsRoot } from './charts.js';
 import { prepareNode, type Node, type NodeInfo } from './node/node.js';
-import { fluxImageSpecs } from './node/images.js';
+import { corednsImage, fluxImageSpecs } from './node/images.js';
+import { corednsManifests } from './node/coredns.js';
+import { waitDeploymentAvailable } from './workloads.js';
+import { TestbedError } from './errors.js';
 import { startScheduler } from './node/proxy-scheduler.js';
 import { runCleanup } from './node/host-state.js';
 import { NODE_BINARIES, requireBinaries, testbedBinDir, testbedCrdDir } from './paths.js';
@@ -54,6 +57,12 @@ export interface TestbedOptions {
   node?: boolean;
   /** Also import Flux's controller images (under their upstream names) into the node. Default false. */
   fluxImages?: boolean;
+  /**
+   * 'processes' (default): the Flux controllers run as host processes, CRDs installed, so `bootstrap.install:
+   * already-running` fits. 'pods': a bare cluster with a node (CoreDNS, Flux's images imported, no Flux at all), for
+   * installing Flux from a repository's gotk-components.yaml. Also STANDUP_TESTBED_FLUX=pods.
+   */
+  flux?: 'processes' | 'pods';
 }
 
 export interface TestbedPorts {
@@ -97,6 +106,10 @@ export interface TestbedInfo {
   timings: Record<string, number>;
   /** The API server's audit log (JSON lines; see audit.ts for what it records). */
   auditLog: string;
+  /** Where pods reach the git server and chart repositories (the node's link address; gitBaseUrl without a node). */
+  clusterGitBaseUrl: string;
+  /** How Flux runs: host processes, or nothing yet (installed into the cluster by the test). */
+  flux: 'processes' | 'pods';
   /** Present when the testbed has a node. */
   node?: NodeInfo;
 }
@@ -230,7 +243,9 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     timings[step] = Date.now() - since;
     opts.log?.(`${step}: ${timings[step]} ms`);
   };
-  const withNode = opts.node ?? nodeByDefault();
+  const fluxMode = opts.flux ?? (process.env.STANDUP_TESTBED_FLUX === 'pods' ? 'pods' : 'processes');
+  const withNode = opts.node ?? (fluxMode === 'pods' || nodeByDefault());
+  if (fluxMode === 'pods' && !withNode) throw new TestbedError('flux: \'pods\' needs a node (node: true): the Flux controllers run as its pods');
   const binDir = opts.binDir ?? testbedBinDir();
   const crdDir = opts.crdDir ?? (opts.binDir ? path.join(path.dirname(opts.binDir), 'crds') : testbedCrdDir());
   const bins = requireBinaries(binDir, withNode ? NODE_BINARIES : []);
@@ -257,7 +272,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
   let node: Node | undefined;
   let stopped = false;
   const ops = operators(path.join(dir, 'kubeconfig'));
-  const fluxNames: FluxController[] = withNode ? ['source-controller', 'kustomize-controller', 'helm-controller'] : ['source-controller', 'kustomize-controller'];
+  const fluxNames: FluxController[] = fluxMode === 'pods' ? [] : withNode ? ['source-controller', 'kustomize-controller', 'helm-controller'] : ['source-controller', 'kustomize-controller'];
 
   const stop = async () => {
     if (stopped) return;
@@ -319,7 +334,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     let s = Date.now();
     let runtime: Promise<void> | undefined;
     if (withNode) {
-      node = await prepareNode({ dir, logs, bins, binDir, extraImages: opts.fluxImages ? fluxImageSpecs(binDir) : [], track: (p) => track(p), log: opts.log });
+      node = await prepareNode({ dir, logs, bins, binDir, extraImages: opts.fluxImages || fluxMode === 'pods' ? fluxImageSpecs(binDir) : [], track: (p) => track(p), log: opts.log });
       self.cleanup = node.cleanup;
       mark('node-namespace', s);
       const rs = Date.now();
@@ -354,7 +369,9 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     };
     let restarting: Promise<void> | undefined;
     const restart = async (component: RestartableComponent) => {
-      if (!RESTARTABLE.includes(component) || (component === 'helm-controller' && !withNode)) throw new Error(`cannot restart ${component}`);
+      if (!RESTARTABLE.includes(component) || (component.endsWith('-controller') && component !== 'kube-controller-manager' && !fluxNames.includes(component as FluxController))) {
+        throw new Error(`cannot restart ${component}${fluxMode === 'pods' ? ' (Flux runs as pods here)' : ''}`);
+      }
       // Serialize concurrent requests: one restart at a time.
       while (restarting) await restarting.catch(() => {});
       restarting = (async () => {
@@ -376,7 +393,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     ]) as Record<string, () => Promise<void>>;
 
     s = Date.now();
-    http = await startHttpServer(gitRoot, controls, 0, chartsRoot(dir));
+    http = await startHttpServer(gitRoot, controls, 0, chartsRoot(dir), node ? [node.info.hostIp] : []);
     const ports: TestbedPorts = {
       etcdClient,
       etcdPeer,
@@ -437,6 +454,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       mark('kube-controller-manager', s);
     })();
     const flux = (async () => {
+      if (fluxMode === 'pods') return;
       await installFluxCrds(kc, crdDir);
       await ensureNamespace(kc, FLUX_NAMESPACE);
       mark('flux-crds', s);
@@ -452,6 +470,11 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       track(await startScheduler({ bin: bins['kube-scheduler']!, kubeconfig: componentKubeconfig('system:kube-scheduler'), port: schedPort, logFile: path.join(logs, 'kube-scheduler.log') }));
       await n.join({ kubeconfig: componentKubeconfig('system:node:standup-node'), proxyKubeconfig: componentKubeconfig('system:kube-proxy'), kc, bins });
       mark('node-join', ns);
+      // Cluster DNS, as every distribution runs it: pods resolve Services (in-cluster Flux needs it).
+      const ds = Date.now();
+      for (const m of corednsManifests({ image: corednsImage(binDir), clusterIp: n.info.dnsServiceIp })) await apply(kc, m);
+      await waitDeploymentAvailable(kc, 'kube-system', 'coredns');
+      mark('coredns', ds);
     })();
     const results = await Promise.allSettled([kcm, flux, nodeJoin]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -474,6 +497,8 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       fluxNamespace: FLUX_NAMESPACE,
       timings,
       auditLog,
+      clusterGitBaseUrl: node ? `http://${node.info.hostIp}:${http.port}` : http.baseUrl,
+      flux: fluxMode,
       ...(node ? { node: node.info } : {}),
     };
     writeFileSync(path.join(dir, INFO_FILE), JSON.stringify(info, null, 2));

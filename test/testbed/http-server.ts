@@ -26,6 +26,8 @@ export async function startHttpServer(
   controls: Record<string, ControlHandler>,
   port = 0,
   chartsRoot?: string,
+  /** More addresses to serve on, with the same port (a node's link address, so pods reach git and charts). */
+  moreHosts: string[] = [],
 ): Promise<HttpServer> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -60,14 +62,27 @@ export async function startHttpServer(
   });
   const addr = server.address();
   const actual = addr && typeof addr === 'object' ? addr.port : port;
+  const extra = await Promise.all(
+    moreHosts.map(
+      (h) =>
+        new Promise<http.Server>((resolve, reject) => {
+          const s = http.createServer((req, res) => server.emit('request', req, res));
+          s.once('error', reject);
+          s.listen(actual, h, () => resolve(s));
+        }),
+    ),
+  );
+  const closeOne = (s: http.Server) =>
+    new Promise<void>((resolve) => {
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
   return {
     port: actual,
     baseUrl: `http://127.0.0.1:${actual}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all([server, ...extra].map(closeOne));
+    },
   };
 }
 

@@ -19,12 +19,12 @@ export const BINARIES = [
 export type BinaryName = (typeof BINARIES)[number];
 
 /** What a testbed with a node needs on top of BINARIES. */
-export const NODE_BINARIES = ['kubelet', 'kube-scheduler', 'kube-proxy', 'helm-controller', 'testbed-pause', 'testbed-app', 'cdi-operator'] as const;
+export const NODE_BINARIES = ['kubelet', 'kube-scheduler', 'kube-proxy', 'helm-controller', 'testbed-pause', 'testbed-app', 'cdi-operator', 'coredns'] as const;
 export type NodeBinaryName = (typeof NODE_BINARIES)[number];
 
 // Same modules, order and format as in scripts/build-testbed.sh: the two must agree byte for byte, or the harness
 // looks in a directory the script never fills.
-export const MODULES = ['etcd', 'k8s', 'flux-source', 'flux-kustomize', 'flux-helm', 'apps'] as const;
+export const MODULES = ['etcd', 'k8s', 'flux-source', 'flux-kustomize', 'flux-helm', 'apps', 'coredns', 'sops'] as const;
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 

@@ -29,8 +29,12 @@ export function fluxImages(binDir: string): Record<(typeof FLUX_CONTROLLERS)[num
   return Object.fromEntries(FLUX_CONTROLLERS.map((c) => [c, `ghcr.io/fluxcd/${c}:${v[c] ?? 'unknown'}`])) as Record<(typeof FLUX_CONTROLLERS)[number], string>;
 }
 
+/** CoreDNS under its upstream name, at the version the testbed builds. */
+export const corednsImage = (binDir: string): string => `registry.k8s.io/coredns/coredns:${builtVersions(binDir).coredns ?? 'unknown'}`;
+
 export function baseImages(binDir: string): ImageSpec[] {
   return [
+    { ref: corednsImage(binDir), binary: path.join(binDir, 'coredns') },
     { ref: PAUSE_IMAGE, binary: path.join(binDir, 'testbed-pause'), entrypoint: 'pause' },
     { ref: APP_IMAGE, binary: path.join(binDir, 'testbed-app'), user: '65534:65534' },
     { ref: CDI_OPERATOR_IMAGE, binary: path.join(binDir, 'cdi-operator'), user: '65534:65534' },

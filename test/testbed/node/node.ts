@@ -2,10 +2,12 @@
 // bridge there. Started in two halves, because the API server must listen on the link address that only exists once
 // the namespace is up: prepareNode() (slot, cgroups, namespaces, containerd and images: no API needed) and
 // joinNode() (kubelet and kube-proxy, once the API server runs).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { TestbedError } from '../errors.js';
+import { repoRoot } from '../paths.js';
 import type { ManagedProcess } from '../process.js';
 import { importImages, startContainerd } from './containerd.js';
 import { cgroupHierarchies, cleanupScript, createCgroups, runCleanup, saveTunables, trackingHierarchy } from './host-state.js';
@@ -52,6 +54,24 @@ export function requireRoot(): void {
   }
 }
 
+/**
+ * The node's host packages (containerd, runc, CNI plugins, iptables, conntrack) from Debian when missing, through the
+ * project's own script, so `npm test` and `npm run demo` work on a fresh machine. Costs one `command -v` each when
+ * they are there.
+ */
+export function ensureNodePackages(): void {
+  const script = path.join(repoRoot, 'scripts/testbed-deps.sh');
+  try {
+    execFileSync('bash', [script, '--check'], { stdio: 'ignore' });
+  } catch {
+    try {
+      execFileSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    } catch (e) {
+      throw new TestbedError(`the node's host packages are missing and could not be installed (${(e as Error).message.split('\n')[0]}); see scripts/testbed-deps.sh, or start the testbed with node: false (STANDUP_TESTBED_NODE=0)`);
+    }
+  }
+}
+
 export async function prepareNode(o: {
   dir: string;
   logs: string;
@@ -62,6 +82,7 @@ export async function prepareNode(o: {
   log?: (l: string) => void;
 }): Promise<Node> {
   requireRoot();
+  ensureNodePackages();
   const dir = path.join(o.dir, 'node');
   mkdirSync(dir, { recursive: true });
   const cgroupName = `standup-${path.basename(o.dir)}`;
