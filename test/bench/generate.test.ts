@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { graphFromModel } from '../../scripts/bench/up/corpus-graph.js';
 import { generateRepository, nameProblems, readinessDelay, writeFiles } from '../../scripts/bench/up/generate.js';
-import { graphKeys, keyOf, specProblems } from '../../scripts/bench/up/graph-spec.js';
+import { graphKeys, keyOf, levelCount, specProblems } from '../../scripts/bench/up/graph-spec.js';
 import { deepChain, syntheticGraph, wideFan } from '../../scripts/bench/up/synthetic.js';
 import { loadRepository } from '../../src/repo/load.js';
 import { planCluster } from '../../src/plan/plan.js';
@@ -150,5 +150,13 @@ describe('generateRepository', () => {
     expect(syntheticGraph('wide-1000')!.tiers[999]!.dependsOn).toEqual(['flux-system/tier-1']);
     expect(syntheticGraph('sulibot')).toBeNull();
     expect(syntheticGraph('deep-0')).toBeNull();
+  });
+});
+
+describe('levelCount', () => {
+  it('counts dependsOn levels as the plan does', () => {
+    expect(levelCount(deepChain(7))).toBe(7);
+    expect(levelCount(wideFan(30))).toBe(2);
+    expect(levelCount(graphFromModel('dev', 'm', model()))).toBe(2);
   });
 });

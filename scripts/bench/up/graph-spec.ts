@@ -102,3 +102,19 @@ export function specProblems(g: GraphSpec): string[] {
   }
   return out;
 }
+
+/** dependsOn levels of the graph (Kahn), as `standup plan` counts them: the root sync shares level 0. */
+export function levelCount(g: GraphSpec): number {
+  const deps = new Map(g.tiers.map((t) => [keyOf(t), t.dependsOn] as const));
+  const depth = new Map<string, number>();
+  const at = (k: string, seen = new Set<string>()): number => {
+    const hit = depth.get(k);
+    if (hit !== undefined) return hit;
+    if (seen.has(k)) return 0;
+    seen.add(k);
+    const d = Math.max(-1, ...(deps.get(k) ?? []).map((x) => at(x, seen))) + 1;
+    depth.set(k, d);
+    return d;
+  };
+  return g.tiers.length ? Math.max(...g.tiers.map((t) => at(keyOf(t)))) + 1 : 1;
+}

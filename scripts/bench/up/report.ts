@@ -1,6 +1,6 @@
 // The benchmark's Markdown: per graph, the variants side by side, the physical limit, standup's API traffic and
 // resources, and where standup's time goes.
-import { releaseCount, type GraphSpec } from './graph-spec.js';
+import { levelCount, releaseCount, type GraphSpec } from './graph-spec.js';
 import type { RunResult } from './run.js';
 
 export const median = (xs: number[]): number => {
@@ -21,7 +21,7 @@ export function describeGraph(g: GraphSpec): string {
   const waits = g.tiers.filter((t) => t.wait).length;
   const checks = g.tiers.filter((t) => t.healthChecks.length > 0).length;
   const hrDeps = g.tiers.reduce((n, t) => n + t.helmReleases.reduce((m, r) => m + r.dependsOn.length, 0), 0);
-  return `${g.tiers.length + (g.root.inEntry ? 1 : 0)} Kustomizations, ${edges} dependsOn edges, ${waits} with wait: true, ${checks} with healthChecks, ${releaseCount(g)} HelmReleases (${hrDeps} HelmRelease dependsOn)`;
+  return `${g.tiers.length + (g.root.inEntry ? 1 : 0)} Kustomizations, ${edges} dependsOn edges, ${levelCount(g)} levels, ${waits} with wait: true, ${checks} with healthChecks, ${releaseCount(g)} HelmReleases (${hrDeps} HelmRelease dependsOn)`;
 }
 
 const CONTROLLERS = ['kustomize-controller', 'helm-controller', 'source-controller', 'kube-apiserver', 'etcd'];
@@ -128,7 +128,7 @@ export function scaleReport(rows: { g: GraphSpec; r: RunResult }[]): string {
   const out = ['| graph | Kustomizations | levels | all Ready | exit | API requests + watches | requests/min | requests/min while tiers converge | peak RSS | CPU user+sys | kustomize-controller CPU | kube-apiserver CPU | load (1 min) |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const { g, r } of rows) {
     const s = r.standup;
-    const levels = g.name.startsWith('wide') ? 2 : g.tiers.length;
+    const levels = levelCount(g);
     out.push(`| ${g.name} | ${g.tiers.length + 1} | ${levels} | ${r.ok ? sec(r.allReadyMs) : `failed: ${r.error}`} | ${sec(s?.exitMs)} | ${s?.api ? `${s.api.requests} + ${s.api.watches}` : '–'} | ${s?.api?.perMinute ?? '–'} | ${s?.apiWaiting ? `${s.apiWaiting.perMinute}` : '–'} | ${mib(s?.maxRssKiB)} | ${s?.cpuUserS !== null && s?.cpuUserS !== undefined ? `${(s.cpuUserS + (s.cpuSysS ?? 0)).toFixed(2)} s` : '–'} | ${s1(r.cpuMs['kustomize-controller'] ?? NaN)} s | ${s1(r.cpuMs['kube-apiserver'] ?? NaN)} s | ${range([r.loadBefore[0]!, r.loadAfter[0]!])} |`);
   }
   return out.join('\n');
