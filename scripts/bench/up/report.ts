@@ -125,11 +125,11 @@ function phase(r: RunResult): Record<string, number> {
 
 /** Scale runs: one row per graph, standup only. */
 export function scaleReport(rows: { g: GraphSpec; r: RunResult }[]): string {
-  const out = ['| graph | Kustomizations | levels | all Ready | exit | API requests + watches | requests/min | requests/min while tiers converge | peak RSS | CPU user+sys | kustomize-controller CPU | kube-apiserver CPU | load (1 min) |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
+  const out = ['| graph | Kustomizations | levels | all Ready | exit | limit | worker bound | API requests + watches | requests/min | requests/min while tiers converge | peak RSS | CPU user+sys | kustomize-controller CPU | kube-apiserver CPU | load (1 min) |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const { g, r } of rows) {
     const s = r.standup;
     const levels = levelCount(g);
-    out.push(`| ${g.name} | ${g.tiers.length + 1} | ${levels} | ${r.ok ? sec(r.allReadyMs) : `failed: ${r.error}`} | ${sec(s?.exitMs)} | ${s?.api ? `${s.api.requests} + ${s.api.watches}` : '–'} | ${s?.api?.perMinute ?? '–'} | ${s?.apiWaiting ? `${s.apiWaiting.perMinute}` : '–'} | ${mib(s?.maxRssKiB)} | ${s?.cpuUserS !== null && s?.cpuUserS !== undefined ? `${(s.cpuUserS + (s.cpuSysS ?? 0)).toFixed(2)} s` : '–'} | ${s1(r.cpuMs['kustomize-controller'] ?? NaN)} s | ${s1(r.cpuMs['kube-apiserver'] ?? NaN)} s | ${range([r.loadBefore[0]!, r.loadAfter[0]!])} |`);
+    out.push(`| ${g.name} | ${g.tiers.length + 1} | ${levels} | ${r.ok ? sec(r.allReadyMs) : `failed: ${r.error}`} | ${sec(s?.exitMs)} | ${sec(r.limit?.ms)} | ${sec(workerBound(r))} | ${s?.api ? `${s.api.requests} + ${s.api.watches}` : '–'} | ${s?.api?.perMinute ?? '–'} | ${s?.apiWaiting ? `${s.apiWaiting.perMinute}` : '–'} | ${mib(s?.maxRssKiB)} | ${s?.cpuUserS !== null && s?.cpuUserS !== undefined ? `${(s.cpuUserS + (s.cpuSysS ?? 0)).toFixed(2)} s` : '–'} | ${s1(r.cpuMs['kustomize-controller'] ?? NaN)} s | ${s1(r.cpuMs['kube-apiserver'] ?? NaN)} s | ${range([r.loadBefore[0]!, r.loadAfter[0]!])} |`);
   }
   return out.join('\n');
 }
