@@ -129,7 +129,7 @@ describe('generateRepository', () => {
     expect(sync.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['GitRepository/flux-system', 'Kustomization/flux-system', 'HelmRepository/standup-bench']);
     expect(sync[0]!.spec.url).toBe('http://127.0.0.1:9/bench.git');
     expect(nameProblems(g)).toEqual([]);
-    expect(nameProblems({ ...g, tiers: [{ ...g.tiers[0]!, helmReleases: [{ namespace: 'x', name: '1password', dependsOn: [] }] }] })).toHaveLength(1);
+    expect(nameProblems({ ...g, tiers: [{ ...g.tiers[0]!, helmReleases: [{ namespace: 'x', name: 'One_Password', dependsOn: [] }] }] })).toHaveLength(1);
   });
 
   it.each([['deep-6', deepChain(6)], ['wide-5', wideFan(5)]])('standup loads the generated %s back as the same graph (real kustomize)', async (_n, g) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { keyOf, rootKey, type GraphSpec, type HealthRef, type ReleaseSpec, type TierSpec } from './graph-spec.js';
 
-/** The chart every HelmRelease installs (test/testbed/charts.ts appChart: a Deployment of the app image + a Service). */
+/** The chart every HelmRelease installs (chart.ts: a Deployment of the app image and a Service, `bench-<release>`). */
 export const BENCH_CHART = { name: 'bench-app', version: '1.0.0' } as const;
 /** The HelmRepository that serves it, applied with the root sync. */
 export const CHART_REPOSITORY = { namespace: 'flux-system', name: 'standup-bench' } as const;
@@ -103,10 +103,10 @@ function helmRelease(r: ReleaseSpec, delay: number): Record<string, unknown> {
 /** Problems that would keep the generated objects from being applied at all (names Kubernetes refuses). */
 export function nameProblems(g: GraphSpec): string[] {
   const out: string[] = [];
-  const dns1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+  const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
   for (const t of [...g.tiers, g.entryContent]) {
-    // The chart names its Service after the release, and a Service name must be a DNS-1035 label (53 for Helm).
-    for (const r of t.helmReleases) if (!dns1035.test(r.name) || r.name.length > 53) out.push(`HelmRelease ${keyOf(r)}: the chart's Service cannot be named ${r.name} (a DNS-1035 label of at most 53 characters)`);
+    // Helm's release names are DNS-1123 labels of at most 53 characters; the chart's objects add `bench-` (63).
+    for (const r of t.helmReleases) if (!dns1123.test(r.name) || r.name.length > 53) out.push(`HelmRelease ${keyOf(r)}: Helm cannot name a release ${r.name} (a DNS-1123 label of at most 53 characters)`);
   }
   return out;
 }

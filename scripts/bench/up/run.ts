@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { appChart, publishCharts } from '../../../test/testbed/charts.js';
+import { publishCharts } from '../../../test/testbed/charts.js';
 import { start, type Testbed } from '../../../test/testbed/harness.js';
 import { apiTraffic, type ApiTraffic } from './api-traffic.js';
-import { BENCH_CHART, BENCH_CLUSTER, generateRepository, MAIN_REPO, writeFiles } from './generate.js';
+import { benchChart } from './chart.js';
+import { BENCH_CLUSTER, generateRepository, MAIN_REPO, writeFiles } from './generate.js';
 import { graphKeys, keyOf, releaseCount, rootKey, type GraphSpec } from './graph-spec.js';
 import { kcDependencyRetries } from './kc-log.js';
 import { physicalLimit, type Limit } from './limit.js';
@@ -130,7 +131,7 @@ export async function runOnce(g: GraphSpec, v: Variant, run: number, o: RunOptio
   let watcher: Awaited<ReturnType<typeof watchReady>> | undefined;
   try {
     await waitForWorkers(tb, withHelm);
-    const chartUrl = withHelm ? publishCharts({ testbedDir: tb.dir, baseUrl: tb.gitBaseUrl, repo: 'bench', charts: [appChart(BENCH_CHART.name, BENCH_CHART.version)] }) : 'http://127.0.0.1:1/unused';
+    const chartUrl = withHelm ? publishCharts({ testbedDir: tb.dir, baseUrl: tb.gitBaseUrl, repo: 'bench', charts: [benchChart()] }) : 'http://127.0.0.1:1/unused';
     const gen = generateRepository(g, { gitUrl: (r) => tb.git.url(r), chartUrl, seed: o.seed, delaySeconds: o.delaySeconds, context: tb.contextName });
     const repoDir = path.join(work, 'repo');
     writeFiles(repoDir, gen.files);
