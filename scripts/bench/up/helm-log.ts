@@ -16,6 +16,8 @@ export interface HelmReconcile {
   readyAt: number;
   /** "dependencies do not meet ready condition" lines before that. */
   dependencyRetries: number;
+  /** When it was first turned away for its dependsOn (ms since the epoch), if it was. */
+  firstTurnedAwayAt: number | null;
 }
 
 const lines = (log: string | LogLine[]) => (typeof log === 'string' ? parseLogLines(log) : log);
@@ -26,16 +28,20 @@ export function helmReconciles(log: string | LogLine[]): Map<string, HelmReconci
   const depsReady = new Map<string, number>();
   const retries = new Map<string, number>();
   const action = new Map<string, number>();
+  const turned = new Map<string, number>();
   const out = new Map<string, HelmReconcile>();
   for (const l of lines(log)) {
     const s = subject(l);
     if (!s || s.kind !== 'HelmRelease' || out.has(s.key)) continue;
     if (!first.has(s.key)) first.set(s.key, l.at);
-    if (l.message.startsWith('dependencies do not meet ready condition')) retries.set(s.key, (retries.get(s.key) ?? 0) + 1);
+    if (l.message.startsWith('dependencies do not meet ready condition')) {
+      retries.set(s.key, (retries.get(s.key) ?? 0) + 1);
+      if (!turned.has(s.key)) turned.set(s.key, l.at);
+    }
     if (l.message === 'all dependencies are ready') depsReady.set(s.key, l.at);
     if (/^running '\w+' action/.test(l.message)) action.set(s.key, l.at);
     if (l.message === 'release in-sync with desired state') {
-      out.set(s.key, { key: s.key, startedAt: depsReady.get(s.key) ?? first.get(s.key)!, actionStartedAt: action.get(s.key) ?? l.at, readyAt: l.at, dependencyRetries: retries.get(s.key) ?? 0 });
+      out.set(s.key, { key: s.key, startedAt: depsReady.get(s.key) ?? first.get(s.key)!, actionStartedAt: action.get(s.key) ?? l.at, readyAt: l.at, dependencyRetries: retries.get(s.key) ?? 0, firstTurnedAwayAt: turned.get(s.key) ?? null });
     }
   }
   return out;

@@ -34,6 +34,11 @@ export interface Measured {
   helmBusy: ReturnType<typeof helmBusy> & { workers: number };
   /** Per HelmRelease: how often helm-controller turned it away for its dependsOn. */
   helmDependencyRetries: Record<string, number>;
+  /**
+   * Per HelmRelease turned away for its dependsOn: from the moment its dependencies were all Ready (their releases in
+   * sync) to the start of its next attempt: helm-controller's --requeue-dependency wait, which nothing shortens.
+   */
+  helmDependencyWaitMs: Record<string, number>;
   sourceMs: number | null;
   /**
    * Per Kustomization: from the moment it could have started (its dependencies' reconciles finished, its applier's
@@ -108,6 +113,7 @@ export function measureRun(g: GraphSpec, logs: RunLogs, revisions: Set<string>, 
   let helmActions = 0;
   let chartBuilds = 0;
   const helmDependencyRetries: Record<string, number> = {};
+  const helmDependencyWaitMs: Record<string, number> = {};
   for (const [owner, list] of [[root, g.entryContent.helmReleases] as const, ...g.tiers.map((t) => [keyOf(t), t.helmReleases] as const)]) {
     for (const h of list) {
       const m = helm.get(keyOf(h));
@@ -123,6 +129,10 @@ export function measureRun(g: GraphSpec, logs: RunLogs, revisions: Set<string>, 
       helmMs[keyOf(h)] = own;
       helmQueuedMs[keyOf(h)] = Math.max(0, m.readyAt - m.startedAt - own);
       helmDependencyRetries[keyOf(h)] = m.dependencyRetries;
+      if (m.firstTurnedAwayAt !== null && h.dependsOn.length) {
+        const depsReady = Math.max(m.firstTurnedAwayAt, ...h.dependsOn.map((d) => helm.get(d)?.readyAt ?? m.firstTurnedAwayAt!));
+        helmDependencyWaitMs[keyOf(h)] = Math.max(0, m.startedAt - depsReady);
+      }
       releases.push({ key: hrKey(keyOf(h)), owner, dependsOn: h.dependsOn.map(hrKey), ownMs: own });
     }
   }
@@ -147,6 +157,7 @@ export function measureRun(g: GraphSpec, logs: RunLogs, revisions: Set<string>, 
     helmQueuedMs,
     helmBusy: { ...helmBusy(helm.values(), workers.helm), workers: workers.helm },
     helmDependencyRetries,
+    helmDependencyWaitMs,
     sourceMs: rootFetch ? rootFetch.storedAt - rootFetch.startedAt : null,
     startDelayMs,
     workerBound: {

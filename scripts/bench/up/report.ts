@@ -93,12 +93,15 @@ export function graphReport(g: GraphSpec, results: RunResult[], o: { seed: numbe
       for (const k of Object.keys(phases[0]!)) out.push(`| ${k} | ${median(phases.map((p) => p[k]!)).toFixed(0)} ms | ${phases.map((p) => p[k]!.toFixed(0)).join(', ')} |`);
     }
   }
+  const sum = (o: Record<string, number> | undefined) => Object.values(o ?? {}).reduce((a, b) => a + b, 0);
   const retries = [...byVariant].map(([id, rs]) => {
-    const kc = median(rs.map((r) => Object.values(r.kcDependencyRetries).reduce((a, b) => a + b, 0)));
-    const hc = median(rs.map((r) => Object.values(r.measured?.helmDependencyRetries ?? {}).reduce((a, b) => a + b, 0)));
-    return `${id} ${kc} / ${hc}`;
+    const kc = median(rs.map((r) => sum(r.kcDependencyRetries)));
+    const hc = median(rs.map((r) => sum(r.measured?.helmDependencyRetries)));
+    const waited = rs.filter((r) => r.measured).map((r) => r.measured!.helmDependencyWaitMs);
+    const n = median(waited.map((w) => Object.keys(w).length));
+    return `${id}: ${kc} / ${hc}${n ? `, ${n} releases waited ${s1(median(waited.map(sum)))} s in total after their dependencies were Ready (max ${s1(median(waited.map((w) => Math.max(0, ...Object.values(w)))))} s)` : ''}`;
   });
-  out.push('', `"Dependencies do not meet ready condition" (kustomize-controller / helm-controller, all tiers, median): ${retries.join('; ')}.`);
+  out.push('', `"Dependencies do not meet ready condition" (kustomize-controller / helm-controller, all tiers, median) and HelmReleases' --requeue-dependency waits: ${retries.join('; ')}.`);
   return out.join('\n');
 }
 
