@@ -7,6 +7,7 @@ import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
+import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
 import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
@@ -38,6 +39,8 @@ export interface LoadOptions {
    * leaf tiers' objects are left out unless a substitution or source lookup needs them.
    */
   scope?: 'all' | 'graph';
+  /** Progress of the kustomize builds (done of requested so far), for a progress line on a terminal. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface LoadedRepository {
@@ -117,13 +120,16 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const entries = selectEntries(readRoot, config, o, cwd);
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
-    const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
+    const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()), onProgress: o.onProgress });
+    debug(() => `load ${readRoot}${o.rev ? ` at ${o.rev} (${exported?.commit})` : ''}: ${file ?? 'no tiers.yaml'}, entries ${entries.map((e) => `${e.name}=${e.entry || '.'}`).join(', ')}, ` +
+      `kustomize ${kustomize.command.join(' ')}, scope ${o.scope ?? 'all'}, work dir ${work} (STANDUP_DEBUG_KEEP=1 keeps it)`);
     const kustomizations = new KustomizationFiles();
     const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(kustomizations), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(kustomizations), artifacts: new ArtifactStore(work) };
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = builder.spawned;
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
+    debug(() => `load done in ${lastLoadStats.ms.toFixed(0)} ms: ${lastLoadStats.builds} builds in ${lastLoadStats.spawned} kustomize processes`);
     return {
       root,
       config,

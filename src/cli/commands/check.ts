@@ -14,7 +14,8 @@ import { renderProblemsSarif } from '../../ui/problems-sarif.js';
 import { renderProblemsText } from '../../ui/problems-text.js';
 import type { Io } from '../io.js';
 import { loadAndPlan } from '../load.js';
-import { outputFormat, type GlobalOptions } from '../options.js';
+import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
+import { packageInfo } from '../package-info.js';
 
 export interface CheckOptions extends GlobalOptions {
   strict?: boolean;
@@ -27,14 +28,13 @@ export interface CheckOptions extends GlobalOptions {
 }
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
-const VERSION = '0.1.0';
 
 /**
  * `standup check`: every static problem at once. Exit 2 on any error shown (and on warnings with --strict);
  * suppressed problems and those left out by --severity/--code never fail it.
  */
 export async function check(o: CheckOptions, io: Io): Promise<number> {
-  const format = outputFormat(o.output, ['text', 'json', 'sarif', 'github', 'markdown'] as const, 'text');
+  const format = outputFormat(o.output, ['text', 'json', 'yaml', 'sarif', 'github', 'markdown'] as const, 'text');
   const minSeverity = severityFlag(o.severity);
   const codes = codeFlags(o.code ?? []);
   const legacyOrder = o.legacyOrder ? await readLegacyOrder(o.legacyOrder, io.cwd) : undefined;
@@ -47,16 +47,17 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   const problems = all.filter((p) => RANK[p.severity] <= RANK[minSeverity] && (codes.length === 0 || codes.includes(p.code)));
   const installs = bootstrapSummary(repo.clusters, bootstrap);
 
-  if (format === 'json') {
-    io.out(JSON.stringify({
+  if (isDataFormat(format)) {
+    io.out(renderDocument(format, {
       problems,
       suppressed: sortProblems(suppressed),
       bootstrap: { installs: installs.map(({ name, groups, via, file, line }) => ({ name, groups, via, file, line })), platforms: bootstrap.platforms },
-    }, null, 2) + '\n');
+    }));
   } else if (format === 'sarif') {
-    io.out(renderProblemsSarif(problems, sortProblems(suppressed) as typeof suppressed, VERSION));
+    const toWorkspace = workspacePaths(repo.root, io);
+    io.out(renderProblemsSarif(problems.map(toWorkspace), sortProblems(suppressed).map(toWorkspace) as typeof suppressed, packageInfo().version));
   } else if (format === 'github') {
-    io.out(renderProblemsGithub(problems));
+    io.out(renderProblemsGithub(problems.map(workspacePaths(repo.root, io))));
   } else if (format === 'markdown') {
     io.out(renderProblemsMarkdown(problems, contexts.length, installs, suppressed.length));
   } else {
@@ -66,6 +67,16 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   }
   const failing = problems.some((p: Problem) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;
+}
+
+/**
+ * GitHub places annotations and code-scanning results by paths relative to the checkout (GITHUB_WORKSPACE, else the
+ * directory standup runs in), while problems name files relative to the Flux repository, which may be a folder of it.
+ */
+function workspacePaths(repoRoot: string, io: Io): <P extends Problem>(p: P) => P {
+  const prefix = path.relative(path.resolve(io.env.GITHUB_WORKSPACE ?? io.cwd), repoRoot).split(path.sep).join('/');
+  if (!prefix || prefix.startsWith('..') || path.isAbsolute(prefix)) return (p) => p;
+  return (p) => (p.file ? { ...p, file: `${prefix}/${p.file}` } : p);
 }
 
 function severityFlag(value: string | undefined): Severity {
