@@ -27,7 +27,7 @@ export function describeGraph(g: GraphSpec): string {
 const CONTROLLERS = ['kustomize-controller', 'helm-controller', 'source-controller', 'kube-apiserver', 'etcd'];
 
 /** The largest of the per-controller worker bounds of a run (measure.ts), ms; NaN without measurements. */
-const workerBound = (r: RunResult) => (r.measured ? Math.max(r.measured.workerBound.kustomize, r.measured.workerBound.helm, r.measured.workerBound.charts) : NaN);
+const workerBound = (r: RunResult) => (r.measured?.workerBound ? Math.max(r.measured.workerBound.kustomize, r.measured.workerBound.helm, r.measured.workerBound.charts) : NaN);
 const boundName = (r: RunResult | undefined) => {
   const b = r?.measured?.workerBound;
   if (!b) return '–';
@@ -58,7 +58,7 @@ export function graphReport(g: GraphSpec, results: RunResult[], o: { seed: numbe
   out.push(`| variant | ${CONTROLLERS.join(' | ')} | kubelet + containerd | Helm installs at once (mean / max) | all helm workers busy | release time queued, total |`);
   out.push(`|---|${CONTROLLERS.map(() => '---|').join('')}---|---|---|---|`);
   for (const [id, rs] of byVariant) {
-    const ok = rs.filter((r) => r.ok && r.measured);
+    const ok = rs.filter((r) => r.ok && r.measured?.helmBusy);
     const cpu = (c: string) => s1(median(ok.map((r) => r.cpuMs[c] ?? NaN)));
     const node = s1(median(ok.map((r) => (r.cpuMs['kubelet'] ?? 0) + (r.cpuMs['containerd'] ?? 0))));
     const busy = ok.map((r) => r.measured!.helmBusy);
@@ -97,7 +97,7 @@ export function graphReport(g: GraphSpec, results: RunResult[], o: { seed: numbe
   const retries = [...byVariant].map(([id, rs]) => {
     const kc = median(rs.map((r) => sum(r.kcDependencyRetries)));
     const hc = median(rs.map((r) => sum(r.measured?.helmDependencyRetries)));
-    const waited = rs.filter((r) => r.measured).map((r) => r.measured!.helmDependencyWaitMs);
+    const waited = rs.filter((r) => r.measured?.helmDependencyWaitMs).map((r) => r.measured!.helmDependencyWaitMs);
     const n = median(waited.map((w) => Object.keys(w).length));
     return `${id}: ${kc} / ${hc}${n ? `, ${n} releases waited ${s1(median(waited.map(sum)))} s in total after their dependencies were Ready (max ${s1(median(waited.map((w) => Math.max(0, ...Object.values(w)))))} s)` : ''}`;
   });
