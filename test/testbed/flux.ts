@@ -43,10 +43,13 @@ export interface FluxOptions {
   concurrent?: number;
 }
 
-function controllerEnv(kubeconfig: string): NodeJS.ProcessEnv {
+function controllerEnv(kubeconfig: string, tmp: string): NodeJS.ProcessEnv {
   // KUBECONFIG, not --kubeconfig: the mains parse flags with pflag only, and
   // controller-runtime registers --kubeconfig on Go's flag set.
-  return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE };
+  // TMPDIR of the testbed's own: kustomize-controller builds in os.TempDir()/kustomization-*, and a clean-up of the
+  // shared /tmp elsewhere on the machine removed those mid-build (tiers then failed with `lstat
+  // /tmp/kustomization-...: no such file or directory`).
+  return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE, TMPDIR: tmp };
 }
 
 async function waitHealthy(proc: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
@@ -102,9 +105,11 @@ function controllerArgs(name: FluxController, o: FluxOptions): string[] {
 /** Starts one controller and waits for its /readyz. */
 export async function startFluxController(name: FluxController, o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess> {
   mkdirSync(path.join(o.dir, 'artifacts'), { recursive: true });
+  const tmp = path.join(o.dir, 'tmp', name);
+  mkdirSync(tmp, { recursive: true });
   const proc = spawnManaged(name, path.join(o.binDir, name), fluxArgs(name, o), {
     logFile: path.join(o.logsDir, `${name}.log`),
-    env: controllerEnv(o.kubeconfig(name)),
+    env: controllerEnv(o.kubeconfig(name), tmp),
   });
   const health = { 'source-controller': o.ports.sourceHealth, 'kustomize-controller': o.ports.kustomizeHealth, 'helm-controller': o.ports.helmHealth };
   await waitHealthy(proc, health[name] ?? 0, timeoutMs);
