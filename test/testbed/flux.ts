@@ -46,9 +46,10 @@ export interface FluxOptions {
 function controllerEnv(kubeconfig: string, tmp: string): NodeJS.ProcessEnv {
   // KUBECONFIG, not --kubeconfig: the mains parse flags with pflag only, and
   // controller-runtime registers --kubeconfig on Go's flag set.
-  // TMPDIR of the testbed's own: kustomize-controller builds in os.TempDir()/kustomization-*, and a clean-up of the
-  // shared /tmp elsewhere on the machine removed those mid-build (tiers then failed with `lstat
-  // /tmp/kustomization-...: no such file or directory`).
+  // TMPDIR of the controller's own: kustomize-controller builds in os.TempDir()/kustomization-*, and at start-up it
+  // removes every kustomization-* there as a leftover of an earlier process (main.go purgeStaleTempDirs). With a
+  // shared /tmp, each testbed started on the machine deleted the live build dirs of every other running one: tiers
+  // failed with `lstat /tmp/kustomization-...: no such file or directory`.
   return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE, TMPDIR: tmp };
 }
 
