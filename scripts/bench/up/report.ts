@@ -61,9 +61,9 @@ export function graphReport(g: GraphSpec, results: RunResult[], o: { seed: numbe
     const ok = rs.filter((r) => r.ok && r.measured?.helmBusy);
     const cpu = (c: string) => s1(median(ok.map((r) => r.cpuMs[c] ?? NaN)));
     const node = s1(median(ok.map((r) => (r.cpuMs['kubelet'] ?? 0) + (r.cpuMs['containerd'] ?? 0))));
-    const busy = ok.map((r) => r.measured!.helmBusy);
+    const busy = ok.map((r) => r.measured!.helmBusy).filter((b) => b.max > 0);
     const queued = median(ok.map((r) => Object.values(r.measured!.helmQueuedMs).reduce((a, b) => a + b, 0)));
-    out.push(`| ${id} | ${CONTROLLERS.map(cpu).join(' | ')} | ${node} | ${busy.length ? `${median(busy.map((b) => b.mean)).toFixed(1)} / ${Math.max(...busy.map((b) => b.max))} of ${busy[0]!.workers}` : '–'} | ${busy.length ? `${Math.round(median(busy.map((b) => b.fullShare)) * 100)}% of ${s1(median(busy.map((b) => b.spanMs)))} s` : '–'} | ${s1(queued)} s |`);
+    out.push(`| ${id} | ${CONTROLLERS.map(cpu).join(' | ')} | ${node} | ${busy.length ? `${median(busy.map((b) => b.mean)).toFixed(1)} / ${Math.max(...busy.map((b) => b.max))} of ${busy[0]!.workers}` : '–'} | ${busy.length ? `${Math.round(median(busy.map((b) => b.fullShare)) * 100)}% of ${s1(median(busy.map((b) => b.spanMs)))} s` : '–'} | ${busy.length ? `${s1(queued)} s` : '–'} |`);
   }
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {
