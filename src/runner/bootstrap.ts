@@ -26,6 +26,8 @@ export async function bootstrapFlux(o: {
   /** --source-url: apply the root GitRepository with this URL instead of git's (a mirror, an air-gapped rebuild, the testbed). */
   sourceUrl?: string;
   sourceRef?: { kind: string; name: string; namespace: string };
+  /** Ends the wait for the install's Deployments (Ctrl-C). */
+  signal?: AbortSignal;
 }): Promise<StepOutcome> {
   const b = o.bootstrap;
   if (!b?.sync) {
@@ -44,7 +46,7 @@ export async function bootstrapFlux(o: {
   const applied = summarizeActions(results.map((r) => r.action));
   if (install.length === 0 || o.dryRun || b.install === undefined || b.install === 'already-running') return { result: 'ok', message: applied };
   // The sync is applied with the install, so a run interrupted while the controllers roll out can be resumed.
-  const ready = await waitFluxInstall({ client: o.client, objects: install, emit: o.emit, id: o.id, file: b.install.path });
+  const ready = await waitFluxInstall({ client: o.client, objects: install, emit: o.emit, id: o.id, file: b.install.path, signal: o.signal });
   return { result: 'ok', message: `${applied}; ${ready}` };
 }
 

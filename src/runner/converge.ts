@@ -11,6 +11,7 @@ import { tierStepId, type Emit } from './events.js';
 import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
 import type { LiveState } from './live-state.js';
 import { describeUnhealthy, withDetails } from './unhealthy.js';
+import { crdOnItsWay, type RuntimeCrdDecl } from './runtime-crd-wait.js';
 
 export interface ConvergeOptions {
   ctx: PlanContext;
@@ -27,6 +28,8 @@ export interface ConvergeOptions {
   tickMs?: number;
   /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
   retryBackoff?: { initialMs: number; maxMs: number };
+  /** tiers.yaml runtimeCrds: a missing kind whose operator already has its trigger is waited for, not a deadlock. */
+  runtimeCrds?: readonly RuntimeCrdDecl[];
 }
 
 export interface TierOutcome {
@@ -101,6 +104,23 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
       }
       if (live && t.requestedAt === null) {
         t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
+      }
+      if (r.state === 'failed' && r.diagnosis?.type === 'missing-crd' && failureIsCurrent(live, t.requestedAt, source.revision) && !o.dryRun) {
+        const waiting = await crdOnItsWay(o.client, r.diagnosis, o.runtimeCrds ?? []);
+        if (waiting) {
+          t.retryAt ??= now() + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+          if (now() >= t.retryAt) {
+            t.retries++;
+            t.retryAt = null;
+            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: `${waiting}; asking Flux again (${t.retries})` });
+            t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
+          } else if (waiting !== t.lastLine) {
+            t.lastLine = waiting;
+            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: waiting });
+          }
+          if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, []);
+          continue;
+        }
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision) && !t.secondChance && !o.dryRun) {
         // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a

@@ -41,6 +41,13 @@ export interface WaitInstallOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+const aborted = (signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
 /** Resolves once every Deployment of the install is Available; the message names them. */
 export async function waitFluxInstall(o: WaitInstallOptions): Promise<string> {
   const deployments = o.objects.filter((x) => x.kind === 'Deployment' && x.apiVersion.startsWith('apps/'));
@@ -91,6 +98,6 @@ export async function waitFluxInstall(o: WaitInstallOptions): Promise<string> {
       `(kubectl -n ${deployments[0]!.metadata.namespace} describe pod), then \`standup resume\`.`;
     if (stuck.length) throw new FluxInstallError(`Flux install from ${o.file} cannot start: ${stuck.join('; ')}`, hint);
     if (now() - start > timeoutMs) throw new FluxInstallError(`Flux install from ${o.file}: not Available after ${Math.round(timeoutMs / 1000)} s: ${lines.join('; ')}`, hint);
-    await sleep(o.pollMs ?? 1000);
+    await Promise.race([sleep(o.pollMs ?? 1000), aborted(o.signal)]);
   }
 }

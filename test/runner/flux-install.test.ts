@@ -53,3 +53,16 @@ describe('waitFluxInstall', () => {
     expect(e.message).toBe('Flux install from gotk.yaml: not Available after 10 s: Deployment/flux-system/helm-controller: 0/1 ready');
   });
 });
+
+describe('waitFluxInstall and Ctrl-C', () => {
+  it('stops waiting at once when the run is interrupted', async () => {
+    const { InterruptedError } = await import('../../src/runner/errors.js');
+    const client = new FakeClusterClient();
+    const objs = [deployment('source-controller')];
+    client.set(objs[0]!);
+    const ac = new AbortController();
+    const waiting = waitFluxInstall({ client, objects: objs, emit: () => {}, id: 'bootstrap', file: 'gotk.yaml', signal: ac.signal, pollMs: 60_000 });
+    setTimeout(() => ac.abort(), 10);
+    await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
+  });
+});
