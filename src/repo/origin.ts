@@ -17,6 +17,9 @@ export interface DocInfo {
 export interface FileIndex {
   lines: string[];
   docs: DocInfo[];
+  /** Documents by `kind\u0000name` and by kind, in file order: one lookup per object, not a scan of the file. */
+  byKindName: Map<string, DocInfo>;
+  byKind: Map<string, DocInfo[]>;
 }
 
 const scalar = (s: string): string =>
@@ -68,7 +71,17 @@ export function indexText(text: string): FileIndex {
     }
   }
   close(lines.length);
-  return { lines, docs };
+  const byKindName = new Map<string, DocInfo>();
+  const byKind = new Map<string, DocInfo[]>();
+  for (const d of docs) {
+    if (d.kind === null) continue;
+    const k = `${d.kind}\u0000${d.name}`;
+    if (d.name !== null && !byKindName.has(k)) byKindName.set(k, d);
+    const list = byKind.get(d.kind);
+    if (list) list.push(d);
+    else byKind.set(d.kind, [d]);
+  }
+  return { lines, docs, byKindName, byKind };
 }
 
 export class OriginIndex {
@@ -91,9 +104,9 @@ export class OriginIndex {
   doc(abs: string, kind: string, name: string): DocInfo | null {
     const f = this.file(abs);
     if (!f) return null;
-    const exact = f.docs.find((d) => d.kind === kind && d.name === name);
+    const exact = f.byKindName.get(`${kind}\u0000${name}`);
     if (exact) return exact;
-    const ofKind = f.docs.filter((d) => d.kind === kind);
+    const ofKind = f.byKind.get(kind) ?? [];
     if (ofKind.length === 1) return ofKind[0]!;
     // kustomize prefixes and suffixes names; match on the name as written inside the built one.
     const inside = ofKind.filter((d) => d.name && name.includes(d.name));
