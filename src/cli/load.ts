@@ -1,4 +1,5 @@
 import { loadRepository, type LoadedRepository } from '../repo/load.js';
+import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { planCluster, type PlanContext } from '../plan/plan.js';
 import type { GlobalOptions } from './options.js';
@@ -15,7 +16,8 @@ export interface Planned {
  * that show only the Kustomization graph: leaf tiers are not built, so their build problems are not seen either.
  */
 export async function loadAndPlan(o: GlobalOptions, io: Io, rev?: string, scope: 'all' | 'graph' = 'all'): Promise<Planned> {
-  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, rev, scope });
+  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, source: o.source, rev, scope });
+  for (const n of repo.notices) io.err(`${io.errStyle.yellow('!')} ${n}\n`);
   const exclude = new Set(repo.config.exclude);
   return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };
 }
@@ -29,4 +31,22 @@ export function warnLoadProblems(problems: Problem[], clusters: number, io: Io):
   if (errors.length === 0) return;
   io.err(renderProblemsText(errors, clusters, io.errStyle));
   io.err(io.errStyle.yellow('! the graph above may be incomplete: fix these, then run `standup check`\n'));
+}
+
+const WHY: Record<string, string> = { 'external-source': 'source not this repository', 'path-missing': 'path missing', 'build-failed': 'build failed' };
+
+/**
+ * plan and graph: one line per cluster on stderr naming the Kustomizations whose content is not in the graph (an
+ * external source, a missing path, a failed build), so a short graph is never taken for the whole one.
+ */
+export function noteNotExpanded(clusters: ClusterModel[], io: Io): void {
+  for (const c of clusters) {
+    const not = c.kustomizations.filter((k) => !isExpanded(k));
+    if (not.length === 0) continue;
+    const groups = new Map<string, string[]>();
+    for (const k of not) groups.set(k.expansion!, [...(groups.get(k.expansion!) ?? []), k.key]);
+    const parts = [...groups].map(([why, keys]) => `${WHY[why] ?? why}: ${keys.slice(0, 4).join(', ')}${keys.length > 4 ? ` and ${keys.length - 4} more` : ''}`);
+    const where = clusters.length > 1 ? `cluster ${c.name}: ` : '';
+    io.err(`${io.errStyle.yellow('!')} ${where}${not.length} Kustomization${not.length === 1 ? '' : 's'} not expanded (${parts.join('; ')}); run \`standup check\` for why\n`);
+  }
 }

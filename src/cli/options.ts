@@ -5,6 +5,8 @@ export interface GlobalOptions {
   repo?: string;
   cluster: string[];
   path?: string;
+  /** The root sync's source, KIND/NAMESPACE/NAME (--source). */
+  source?: string;
   output?: string;
 }
 

@@ -12,7 +12,7 @@ import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { sortProblems } from '../model/problem.js';
 import { CONFIG_FILE, readConfig } from './config.js';
-import { DEFAULT_SOURCE, discoverClusters, normalizeRepoPath, type ClusterEntry } from './discover.js';
+import { DEFAULT_SOURCE, discoverClusters, entryName, normalizeRepoPath, type ClusterEntry, type Discovery } from './discover.js';
 import { exportRevision, findGitRoot, type ExportedRevision } from './git.js';
 import { ArtifactStore } from './artifacts.js';
 import { FluxScan } from './flux-scan.js';
@@ -20,7 +20,9 @@ import { KustomizationFiles } from './kustomization-file.js';
 import { Builder, findKustomize } from './kustomize.js';
 import { OriginIndex } from './origin.js';
 import { Prescreen } from './prescreen.js';
-import { renderCluster, type RenderContext } from './render.js';
+import { buildPath, renderCluster, type RenderContext } from './render.js';
+import { parseSourceFlag } from './source-flag.js';
+import { isError } from '../model/problem.js';
 
 export interface LoadOptions {
   /** Repository directory; default: the git root of the current directory, or the current directory. */
@@ -29,6 +31,11 @@ export interface LoadOptions {
   clusters?: string[];
   /** An entry directory (relative to the repository, or absolute) instead of named clusters. */
   path?: string;
+  /**
+   * The root sync's source, `KIND/NAMESPACE/NAME` (--source): overrides what tiers.yaml or discovery says, for every
+   * selected cluster.
+   */
+  source?: string;
   /** Read the repository at this git revision (exported to a temp dir), not the working tree. */
   rev?: string;
   /** Parallel kustomize processes; default os.availableParallelism(). */
@@ -51,6 +58,8 @@ export interface LoadedRepository {
   clusters: ClusterModel[];
   /** Everything found while loading (yaml-invalid, build-failed, path-missing, unresolved-substitution), sorted. */
   problems: Problem[];
+  /** What the user should know about how the load was read (a source that had to be assumed), for stderr. */
+  notices: string[];
 }
 
 /** Statistics of the last load in this process (kustomize processes spawned, builds requested); for benchmarks. */
@@ -113,23 +122,45 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
   }
   let work: string | null = null;
   try {
+    const sourceFlag = o.source !== undefined ? parseSourceFlag(o.source) : null;
     const { config, file } = await readConfig(readRoot);
-    const entries = selectEntries(readRoot, config, o, cwd);
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
-    const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
-    const kustomizations = new KustomizationFiles();
-    const ctx: RenderContext = { root: readRoot, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(kustomizations), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(kustomizations), artifacts: new ArtifactStore(work) };
+    const ctx = renderContext(readRoot, work, kustomize, o);
+    const discover = (wanted?: ReadonlySet<string>) => discoverWith(ctx, wanted);
+    const selected = await selectEntries(readRoot, config, o, cwd, discover);
+    let entries = selected.entries;
+    if (sourceFlag) {
+      const same = (e: ClusterEntry) => e.source.kind === sourceFlag.kind && e.source.name === sourceFlag.name && e.source.namespace === sourceFlag.namespace;
+      entries = entries.map((e) => ({ ...e, source: sourceFlag, sourceUrl: same(e) ? e.sourceUrl : null, alsoSources: [], foundIn: null, how: 'flag' }));
+    }
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
-    lastLoadStats.spawned = builder.spawned;
+    lastLoadStats.spawned = ctx.builder.spawned;
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
+    const problems = sortProblems([...selected.problems, ...results.flatMap((r) => r.problems)]);
+    if (o.path !== undefined) {
+      const c = results[0]!.model;
+      if (c.kustomizations.length === 0 && !results[0]!.problems.some(isError)) {
+        throw new ConfigError('NO_KUSTOMIZATION', `no Flux Kustomization under ${o.path}`,
+          'Pass --path with a folder that holds Flux Kustomizations: the entry a root sync reconciles (e.g. clusters/dev), or a folder of tiers.');
+      }
+    }
     return {
       root,
       config,
       configFile: file ? path.join(root, CONFIG_FILE) : null,
       clusters: results.map((r) => r.model),
-      problems: sortProblems(results.flatMap((r) => r.problems)),
+      problems,
+      notices: results.flatMap(({ model: c }) =>
+        c.rootSource?.how === 'assumed'
+          ? [
+              `cluster ${c.name}: no root sync in the repository reconciles ${c.entry || '.'} (no gotk-sync.yaml, FluxInstance, ` +
+                `flux-instance HelmRelease or Kustomization of its own names it), so its Kustomizations are taken to read this ` +
+                `repository as ${c.rootSource.ref.kind}/${c.rootSource.ref.namespace}/${c.rootSource.ref.name}; pass --source KIND/NAMESPACE/NAME to name another`,
+            ]
+          : [],
+      ),
     };
   } finally {
     if (work && !process.env.STANDUP_DEBUG_KEEP) removeLater(work);
@@ -137,32 +168,73 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
   }
 }
 
+function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope'>): RenderContext {
+  const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
+  const kustomizations = new KustomizationFiles();
+  return { root, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(kustomizations), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(kustomizations), artifacts: new ArtifactStore(work), kustomizations };
+}
+
+/** Discovery builds through the render's queue and cache, so an entry built to read it is not built again. */
+const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>) =>
+  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted });
+
+/** Discovery alone, without rendering: the cluster entries of a repository and what kept one from being read. */
+export async function discoverRepository(repo: string): Promise<Discovery> {
+  const root = path.resolve(repo);
+  const work = mkdtempSync(path.join(workBase(), 'standup-render-'));
+  try {
+    return await discoverWith(renderContext(root, work, findKustomize(), {}));
+  } finally {
+    removeLater(work);
+  }
+}
+
 /** The clusters to load: --path, else tiers.yaml's clusters, else discovered ones; filtered by --cluster. */
-function selectEntries(root: string, config: StandupConfig, o: LoadOptions, cwd: string): ClusterEntry[] {
-  let entries: ClusterEntry[];
+async function selectEntries(
+  root: string,
+  config: StandupConfig,
+  o: LoadOptions,
+  cwd: string,
+  discover: (wanted?: ReadonlySet<string>) => Promise<Discovery>,
+): Promise<{ entries: ClusterEntry[]; problems: Problem[] }> {
+  const configured = Object.entries(config.clusters);
+  /** A cluster whose root source nothing names: the renderer looks for the entry's own root, else assumes the default. */
+  const assumed = (name: string, entry: string, foundIn: string | null): ClusterEntry => ({ name, entry, source: DEFAULT_SOURCE, sourceUrl: null, alsoSources: [], foundIn, how: 'assumed' });
   if (o.path !== undefined) {
     const abs = path.isAbsolute(o.path) ? o.path : path.resolve(root, o.path);
     const fromCwd = path.resolve(cwd, o.path);
     const dir = isDir(abs) ? abs : isDir(fromCwd) && !path.relative(root, fromCwd).startsWith('..') ? fromCwd : null;
     if (!dir) throw new ConfigError('PATH_NOT_FOUND', `entry path not found: ${o.path} (looked in ${root})`, 'Pass --path with a directory inside the repository.');
     const entry = normalizeRepoPath(path.relative(root, dir).split(path.sep).join('/'));
-    return [{ name: entry ? path.posix.basename(entry) : 'root', entry, source: DEFAULT_SOURCE, sourceUrl: null, foundIn: null }];
+    // The same inference as without --path: tiers.yaml's source for this path, else the root sync that discovery
+    // finds for it, else the entry's own root (see render.ts adoptRoot), else the default.
+    const conf = configured.find(([, c]) => normalizeRepoPath(c.path) === entry);
+    if (conf?.[1].source) return { entries: [fromConfig(conf[0], conf[1])], problems: [] };
+    const d = await discover(new Set([entry]));
+    const hit = d.entries.find((e) => e.entry === entry);
+    if (hit) return { entries: [{ ...hit, name: conf?.[0] ?? hit.name }], problems: [] };
+    return { entries: [assumed(conf?.[0] ?? entryName(entry), entry, conf ? CONFIG_FILE : null)], problems: d.problems };
   }
-  const configured = Object.entries(config.clusters);
+  let entries: ClusterEntry[];
+  let problems: Problem[] = [];
   if (configured.length > 0) {
-    entries = configured.map(([name, c]) => ({
-      name,
-      entry: normalizeRepoPath(c.path),
-      source: c.source ? { kind: c.source.kind, name: c.source.name, namespace: c.source.namespace } : DEFAULT_SOURCE,
-      sourceUrl: null,
-      foundIn: CONFIG_FILE,
-    }));
+    const unsourced = configured.filter(([, c]) => !c.source).map(([, c]) => normalizeRepoPath(c.path));
+    const d = unsourced.length > 0 ? await discover(new Set(unsourced)) : null;
+    entries = configured.map(([name, c]) => {
+      if (c.source) return fromConfig(name, c);
+      const hit = d?.entries.find((e) => e.entry === normalizeRepoPath(c.path));
+      return hit ? { ...hit, name } : assumed(name, normalizeRepoPath(c.path), CONFIG_FILE);
+    });
+    if (entries.some((e) => e.how === 'assumed')) problems = d?.problems ?? [];
   } else {
-    entries = discoverClusters(root);
+    const d = await discover();
+    entries = d.entries;
+    problems = d.problems;
     if (entries.length === 0) {
+      const why = problems.map((p) => `\n  ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`).join('');
       throw new ConfigError(
         'NO_CLUSTERS',
-        `no clusters found in ${root}: there is no ${CONFIG_FILE}, no flux-system/gotk-sync.yaml and no FluxInstance`,
+        `no clusters found in ${root}: there is no ${CONFIG_FILE}, no flux-system/gotk-sync.yaml, no root Kustomization that applies itself and no FluxInstance${why}`,
         `Add a ${CONFIG_FILE} with a clusters: section, or pass --path DIR.`,
       );
     }
@@ -184,5 +256,17 @@ function selectEntries(root: string, config: StandupConfig, o: LoadOptions, cwd:
       throw new ConfigError('PATH_NOT_FOUND', `cluster "${e.name}": entry path ${e.entry || '.'} does not exist in ${root}`, `Fix clusters.${e.name}.path in ${CONFIG_FILE}.`);
     }
   }
-  return entries;
+  return { entries, problems };
+}
+
+function fromConfig(name: string, c: StandupConfig['clusters'][string]): ClusterEntry {
+  return {
+    name,
+    entry: normalizeRepoPath(c.path),
+    source: c.source ? { kind: c.source.kind, name: c.source.name, namespace: c.source.namespace } : DEFAULT_SOURCE,
+    sourceUrl: null,
+    alsoSources: [],
+    foundIn: CONFIG_FILE,
+    how: 'config',
+  };
 }

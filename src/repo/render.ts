@@ -2,10 +2,10 @@
 // rules (generated kustomization, overlay fields, postBuild substitution). Problems are collected, never thrown.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { ClusterModel, ExternalSource, FluxKustomization, Origin, RenderedObject, SourceRef } from '../model/flux.js';
+import type { ClusterModel, Expansion, ExternalSource, FluxKustomization, Origin, RenderedObject, RootSource, SourceRef } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { objectId } from '../model/ref.js';
-import { normalizeRepoPath, type ClusterEntry } from './discover.js';
+import { normalizeRepoPath, type ClusterEntry, type SourceSpec } from './discover.js';
 import { isFluxKustomization, overlayOf, toFluxKustomization } from './flux-object.js';
 import type { BuildOutcome, Builder } from './kustomize.js';
 import { materialize, type BuiltObject, type Header } from './kustomize-output.js';
@@ -13,6 +13,7 @@ import type { OriginIndex } from './origin.js';
 import { parseGenerator } from './artifact-generator/index.js';
 import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import type { FluxScan } from './flux-scan.js';
+import type { KustomizationFiles } from './kustomization-file.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay } from './overlay.js';
 import { missingSources, postBuildVars, substituteObjects } from './postbuild.js';
@@ -44,6 +45,8 @@ export interface RenderContext {
   scope: 'all' | 'graph';
   fluxScan: FluxScan;
   artifacts: ArtifactStore;
+  /** Kustomization files read once per load, shared by discovery, prescreen and flux-scan. */
+  kustomizations: KustomizationFiles;
 }
 
 const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
@@ -118,11 +121,21 @@ class ClusterRenderer {
   private deferred: (() => Promise<void>)[] = [];
   /** Deferred leaf tiers never built: while above zero, `objects` lacks theirs. */
   private deferredCount = 0;
+  /** What each Kustomization's render came to, by key (a duplicate key shares the first one's). */
+  private expansion = new Map<string, Expansion>();
+  /** The root sync's sources: Kustomizations reading one of them render from this repository. */
+  private sources: SourceSpec[];
+  private rootHow: RootSource['how'];
+  private rootFoundIn: string | null;
 
   constructor(
     private readonly ctx: RenderContext,
     private readonly entry: ClusterEntry,
-  ) {}
+  ) {
+    this.sources = [{ ref: entry.source, url: entry.sourceUrl }, ...entry.alsoSources];
+    this.rootHow = entry.how;
+    this.rootFoundIn = entry.foundIn;
+  }
 
   async run(): Promise<ClusterResult> {
     this.active++;
@@ -135,6 +148,9 @@ class ClusterRenderer {
     const byRank = (a: object, b: object) => compareRanks(this.rank.get(a) ?? [], this.rank.get(b) ?? []);
     this.ks.sort(byRank);
     this.objects.sort(byRank);
+    // Not rendered by renderChild: the root sync (the entry's own build) and a second definition of a key.
+    for (const k of this.ks) k.expansion = this.expansion.get(k.key) ?? 'built';
+    const [primary, ...also] = this.sources;
     return {
       model: {
         name: this.entry.name,
@@ -143,6 +159,7 @@ class ClusterRenderer {
         objects: this.objects,
         objectsComplete: this.deferredCount === 0,
         externalSources: [...this.external.values()],
+        rootSource: { ref: primary!.ref, url: primary!.url ?? this.sourceUrl(primary!.ref), how: this.rootHow, foundIn: this.rootFoundIn, also: also.map((a) => a.ref) },
       },
       problems: this.problems,
     };
@@ -194,6 +211,7 @@ class ClusterRenderer {
       this.buildFailed(built, built.outcome.error, null);
       return;
     }
+    if (this.rootHow === 'assumed') this.adoptRoot(built.outcome.objects);
     // The root sync builds the entry with its own overlay (patches, targetNamespace, components...), as
     // kustomize-controller builds any Kustomization's path: build it again with that overlay when there is one.
     const root = this.rootsIn(built.outcome.objects, this.entry.entry)[0];
@@ -207,6 +225,23 @@ class ClusterRenderer {
       }
     }
     await this.processOutput(built.outcome.objects, null, this.entry.entry, release);
+  }
+
+  /**
+   * No root sync names the entry (--path to a folder nothing in the repository syncs): a Kustomization in the entry's
+   * own output whose spec.path reconciles the entry (a self-applying root, as `flux bootstrap` writes) is the root
+   * sync, so the source it reads is this repository.
+   */
+  private adoptRoot(items: BuiltObject[]): void {
+    const own = items
+      .filter((b) => isFluxKustomization(b.header))
+      .map((b) => this.toKs(b, null, 'flux-system', this.entry.entry))
+      .filter((k) => sourceRootFor(this.entry.entry, k.path) !== null)
+      .sort((a, b) => sourceRootFor(this.entry.entry, a.path)!.length - sourceRootFor(this.entry.entry, b.path)!.length)[0];
+    if (!own) return;
+    this.sources = [{ ref: own.sourceRef, url: this.sourceUrl(own.sourceRef, items) }];
+    this.rootHow = 'self';
+    this.rootFoundIn = own.origin.file;
   }
 
   /** Root syncs in the entry's output: Kustomizations of this repository whose spec.path reconciles the entry itself. */
@@ -304,19 +339,53 @@ class ClusterRenderer {
   }
 
   private isRootSource(ref: SourceRef): boolean {
-    const root = this.entry.source;
-    return ref.kind === root.kind && ref.name === root.name && ref.namespace === root.namespace;
+    return this.sources.some((s) => ref.kind === s.ref.kind && ref.name === s.ref.name && ref.namespace === s.ref.namespace);
   }
 
-  /** A source is this repository when it is the entry's root source, or a GitRepository with the same URL. */
+  /** The URLs this repository is known by: the root sources' (from discovery, else their objects in git). */
+  private rootUrls(extra: BuiltObject[] = []): string[] {
+    return this.sources.map((s) => s.url ?? this.sourceUrl(s.ref, extra)).filter((u): u is string => u !== null);
+  }
+
+  /** A source is this repository when it is one of the entry's root sources, or a GitRepository with the same URL. */
   private inRepo(ref: SourceRef, extra: BuiltObject[] = []): boolean {
-    const root = this.entry.source;
     if (this.isRootSource(ref)) return true;
     if (ref.kind !== 'GitRepository') return false;
     const url = this.sourceUrl(ref, extra);
     if (!url) return false;
-    const rootUrl = this.entry.sourceUrl ?? this.sourceUrl(root, extra);
-    return rootUrl !== null && normUrl(url) === normUrl(rootUrl);
+    return this.rootUrls(extra).some((u) => normUrl(url) === normUrl(u));
+  }
+
+  /** Why a source is not this repository, for the external-source problem. */
+  private whyExternal(ref: SourceRef): string {
+    const id = `${ref.kind} ${ref.namespace}/${ref.name}`;
+    const flag = `${ref.kind}/${ref.namespace}/${ref.name}`;
+    const declared = this.findObject(ref.kind, ref.name, ref.namespace);
+    const url = this.sourceUrl(ref);
+    switch (ref.kind) {
+      case 'GitRepository': {
+        if (!declared) return `${id} is not declared in git, so its content is unknown here; if it is this repository, pass --source ${flag} or set the cluster's source in tiers.yaml`;
+        if (!url) return `${id} has no spec.url`;
+        const own = this.rootUrls();
+        if (own.length === 0) {
+          const root = this.sources[0]!.ref;
+          return `${id} (${url}) cannot be matched to this repository, whose URL is not known: its root source ${root.kind} ${root.namespace}/${root.name} is not declared in git`;
+        }
+        return `${id} is ${url}, another repository than this one (${own[0]})`;
+      }
+      case 'OCIRepository':
+        return `${id} is an OCI artifact${url ? ` (${url})` : ''}, not this repository`;
+      case 'Bucket':
+        return `${id} is a bucket${url ? ` (${url})` : ''}, not this repository`;
+      case 'ExternalArtifact': {
+        const gen = this.findGenerator(ref);
+        return gen
+          ? `${id} is made by ArtifactGenerator ${ref.namespace}/${gen.name} from a source that is not this repository`
+          : `${id} is made by no ArtifactGenerator this cluster applies from git`;
+      }
+      default:
+        return `${id} is not a source kind a Kustomization can read (${['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact'].join(', ')})`;
+    }
   }
 
   private findObject(kind: string, name: string, namespace: string, extra: BuiltObject[] = []): Obj | null {
@@ -364,7 +433,10 @@ class ClusterRenderer {
     }
     if (ks.sourceRef.kind === 'ExternalArtifact') {
       const artifact = await this.generatedArtifact(ks);
-      if (artifact === 'failed') return;
+      if (artifact === 'failed') {
+        this.expansion.set(ks.key, 'build-failed');
+        return;
+      }
       if (artifact) return this.renderFromArtifact(ks, artifact, release);
     }
     if (!this.inRepo(ks.sourceRef)) {
@@ -372,6 +444,15 @@ class ClusterRenderer {
       const ext = this.external.get(id) ?? { ref: ks.sourceRef, url: this.sourceUrl(ks.sourceRef), usedBy: [] };
       ext.usedBy.push(ks.key);
       this.external.set(id, ext);
+      this.expansion.set(ks.key, 'external-source');
+      this.problem({
+        code: 'external-source',
+        severity: 'info',
+        message: `Kustomization ${ks.key} is not expanded: ${this.whyExternal(ks.sourceRef)}. What it applies is neither in the graph nor checked.`,
+        file: ks.origin.file,
+        line: ks.origin.line,
+        object: objectId('Kustomization', ks.namespace, ks.name),
+      });
       return;
     }
     const rel = this.resolve(ks.path);
@@ -388,9 +469,11 @@ class ClusterRenderer {
   private async buildTier(ks: FluxKustomization, abs: string, rel: string, release: () => void): Promise<void> {
     const overlay = overlayOf(ks);
     const rk = requestKey(abs, overlay);
+    // Another Kustomization of this cluster builds the same path with the same overlay: its objects are in already.
     if (this.renderedRequests.has(rk)) return;
     this.renderedRequests.add(rk);
     if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components)) {
+      this.expansion.set(ks.key, 'deferred');
       this.deferred.push(() => this.tracked((r) => this.buildChild(ks, abs, overlay, rel, r)));
       this.deferredCount++;
       return;
@@ -466,6 +549,7 @@ class ClusterRenderer {
   }
 
   private pathMissing(ks: FluxKustomization, why: string): void {
+    this.expansion.set(ks.key, 'path-missing');
     this.problem({
       code: 'path-missing',
       severity: 'error',
@@ -479,9 +563,11 @@ class ClusterRenderer {
   private async buildChild(ks: FluxKustomization, abs: string, overlay: FluxOverlay, rel: string, release: () => void): Promise<void> {
     const built = await buildPath(this.ctx, abs, overlay);
     if (!built.outcome.ok) {
+      this.expansion.set(ks.key, 'build-failed');
       this.buildFailed(built, built.outcome.error, ks);
       return;
     }
+    this.expansion.set(ks.key, 'built');
     await this.processOutput(built.outcome.objects, ks, rel, release);
   }
 

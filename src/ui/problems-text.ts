@@ -1,8 +1,27 @@
+import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { plainStyle, type Style } from './style.js';
 
+/** How many Kustomizations a load evaluated (rendered what they apply), and why the others could not be. */
+export interface Coverage {
+  total: number;
+  evaluated: number;
+  /** Problem code (external-source, path-missing, build-failed) -> Kustomizations not evaluated for it. */
+  notEvaluated: Record<string, number>;
+}
+
+export function coverageOf(clusters: readonly ClusterModel[]): Coverage {
+  const c: Coverage = { total: 0, evaluated: 0, notEvaluated: {} };
+  for (const k of clusters.flatMap((x) => x.kustomizations)) {
+    c.total++;
+    if (isExpanded(k)) c.evaluated++;
+    else c.notEvaluated[k.expansion!] = (c.notEvaluated[k.expansion!] ?? 0) + 1;
+  }
+  return c;
+}
+
 /** `check` for people: one block per problem, location first (clickable in editors), then a summary line. */
-export function renderProblemsText(problems: Problem[], clusterCount: number, style: Style = plainStyle): string {
+export function renderProblemsText(problems: Problem[], clusterCount: number, style: Style = plainStyle, coverage?: Coverage): string {
   const blocks = problems.map((p) => {
     const where = p.file ? `${p.file}${p.line ? `:${p.line}` : ''}` : '(repository)';
     const sev = p.severity === 'error' ? style.red('error') : p.severity === 'warning' ? style.yellow('warning') : style.cyan('info');
@@ -17,7 +36,17 @@ export function renderProblemsText(problems: Problem[], clusterCount: number, st
     problems.length === 0
       ? style.green(`✔ no problems in ${clusterCount} cluster(s)`)
       : `${errors ? style.red(`✗ ${errors} error(s)`) : '✔ 0 errors'}, ${warnings} warning(s)${infos ? `, ${infos} note(s)` : ''} in ${clusterCount} cluster(s)`;
-  return [...blocks, summary, ...externalCrdsHint(problems, style)].join('\n\n') + '\n';
+  const evaluated = coverage ? [coverageLine(coverage)] : [];
+  return [...blocks, ...(evaluated.length ? [`${summary}\n${evaluated[0]}`] : [summary]), ...externalCrdsHint(problems, style)].join('\n\n') + '\n';
+}
+
+function coverageLine(c: Coverage): string {
+  const not = c.total - c.evaluated;
+  const why = Object.entries(c.notEvaluated)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([code, n]) => `${n} ${code}`)
+    .join(', ');
+  return `evaluated ${c.evaluated} of ${c.total} Kustomization(s)${not ? `; ${not} could not be (${why}): see the notes above` : ''}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { lint } from '../../lint/index.js';
 import { parseLegacyOrder } from '../../lint/rules/legacy-order.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { sortProblems } from '../../model/problem.js';
-import { renderProblemsText } from '../../ui/problems-text.js';
+import { coverageOf, renderProblemsText } from '../../ui/problems-text.js';
 import type { Io } from '../io.js';
 import { loadAndPlan } from '../load.js';
 import { outputFormat, type GlobalOptions } from '../options.js';
@@ -20,7 +20,7 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   const legacyOrder = o.legacyOrder ? await readLegacyOrder(o.legacyOrder, io.cwd) : undefined;
   const { repo, contexts } = await loadAndPlan(o, io);
   const problems = sortProblems([...repo.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder })]);
-  io.out(format === 'json' ? JSON.stringify({ problems }, null, 2) + '\n' : renderProblemsText(problems, contexts.length, io.style));
+  io.out(format === 'json' ? JSON.stringify({ problems }, null, 2) + '\n' : renderProblemsText(problems, contexts.length, io.style, coverageOf(contexts.map((c) => c.cluster))));
   const failing = problems.some((p) => p.severity === 'error' || (o.strict && p.severity === 'warning'));
   return failing ? ExitCode.config : ExitCode.ok;
 }
