@@ -42,9 +42,13 @@ Examples:
   standup plan                          every cluster in tiers.yaml (or discovered from flux-system/gotk-sync.yaml)
   standup plan --cluster prod -o json   for automation: {"clusters":[{"name","levels","tiers","kustomizations"}]}
   standup plan --path clusters/dev      an entry path, without tiers.yaml
+  standup plan --path clusters/dev --source GitRepository/flux-system/home-ops
+                                        ... when no root sync in git says what this repository is called
 
 plan renders only the tiers whose files can hold a Flux Kustomization, so a broken app leaf does not slow it down
-or show up here: \`standup check\` renders every tier and reports every problem.`)
+or show up here: \`standup check\` renders every tier and reports every problem. A Kustomization whose content is
+not in the graph (another repository's source, a missing path, a failed build) is noted on stderr, and has
+"expanded": false in -o json.`)
     .action(async (_o, cmd) => run(async () => (await import('./commands/plan.js')).plan(globals(cmd), io))());
 
   program
@@ -66,7 +70,9 @@ Examples:
     .option('--legacy-order <file>', 'compare a hand-kept TIER_ORDER (a script with TIER_ORDER=(...) or a list) with the graph')
     .addHelpText('after', `
 Problem codes: cycle, missing-dependency, duplicate, runtime-crd, unresolved-substitution, wait-dependency,
-cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed.
+cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed, external-source (an info: a tier whose
+source is not this repository, so it is not evaluated; never fails check). The summary says how many
+Kustomizations were evaluated.
 
 Examples:
   standup check                                       exit 2 on any error

@@ -74,6 +74,8 @@ export interface DiscoverOptions {
    * Without it, every overlay that may patch a root is built.
    */
   wanted?: ReadonlySet<string>;
+  /** Look only under these folders (absolute), e.g. tiers.yaml's bootstrap.sync; default the whole repository. */
+  under?: readonly string[];
 }
 
 export interface Discovery {
@@ -129,6 +131,10 @@ function walk(root: string): { yaml: string[]; kustomizationDirs: string[] } {
   return { yaml: yaml.sort(), kustomizationDirs: kdirs.sort() };
 }
 
+function mergeWalks(ws: { yaml: string[]; kustomizationDirs: string[] }[]): { yaml: string[]; kustomizationDirs: string[] } {
+  return { yaml: [...new Set(ws.flatMap((w) => w.yaml))].sort(), kustomizationDirs: [...new Set(ws.flatMap((w) => w.kustomizationDirs))].sort() };
+}
+
 function docsOf(text: string): Obj[] {
   const out: Obj[] = [];
   try {
@@ -179,7 +185,7 @@ const lineOf = (text: string, re: RegExp): number | null => {
 export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
   const { root } = o;
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
-  const { yaml, kustomizationDirs } = walk(root);
+  const { yaml, kustomizationDirs } = o.under ? mergeWalks(o.under.map(walk)) : walk(root);
   const tree = new KustomizeTree(o.files, kustomizationDirs);
   const found: Found[] = [];
   const problems: Problem[] = [];

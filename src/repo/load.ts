@@ -127,7 +127,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const ctx = renderContext(readRoot, work, kustomize, o);
-    const discover = (wanted?: ReadonlySet<string>) => discoverWith(ctx, wanted);
+    const discover = (wanted?: ReadonlySet<string>, under?: string[]) => discoverWith(ctx, wanted, under);
     const selected = await selectEntries(readRoot, config, o, cwd, discover);
     let entries = selected.entries;
     if (sourceFlag) {
@@ -175,8 +175,8 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
 }
 
 /** Discovery builds through the render's queue and cache, so an entry built to read it is not built again. */
-const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>) =>
-  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted });
+const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>, under?: string[]) =>
+  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under });
 
 /** Discovery alone, without rendering: the cluster entries of a repository and what kept one from being read. */
 export async function discoverRepository(repo: string): Promise<Discovery> {
@@ -195,11 +195,36 @@ async function selectEntries(
   config: StandupConfig,
   o: LoadOptions,
   cwd: string,
-  discover: (wanted?: ReadonlySet<string>) => Promise<Discovery>,
+  discover: (wanted?: ReadonlySet<string>, under?: string[]) => Promise<Discovery>,
 ): Promise<{ entries: ClusterEntry[]; problems: Problem[] }> {
   const configured = Object.entries(config.clusters);
   /** A cluster whose root source nothing names: the renderer looks for the entry's own root, else assumes the default. */
   const assumed = (name: string, entry: string, foundIn: string | null): ClusterEntry => ({ name, entry, source: DEFAULT_SOURCE, sourceUrl: null, alsoSources: [], foundIn, how: 'assumed' });
+  /**
+   * tiers.yaml clusters without a `source:` (and --path): the root sync that discovery finds for their path. A
+   * cluster's bootstrap.sync names the folder of its root sync, so that folder is read first and the repository
+   * only for the rest.
+   */
+  const infer = async (wanted: { name: string; entry: string; syncDir: string | null }[]): Promise<{ entries: ClusterEntry[]; problems: Problem[] }> => {
+    const found = new Map<string, ClusterEntry>();
+    const syncDirs = wanted.map((w) => w.syncDir).filter((d): d is string => d !== null && isDir(path.join(root, d)));
+    if (syncDirs.length > 0) {
+      for (const e of (await discover(new Set(wanted.map((w) => w.entry)), syncDirs.map((d) => path.join(root, d)))).entries) found.set(e.entry, e);
+    }
+    let problems: Problem[] = [];
+    const rest = wanted.filter((w) => !found.has(w.entry));
+    if (rest.length > 0) {
+      const d = await discover(new Set(rest.map((w) => w.entry)));
+      for (const e of d.entries) if (!found.has(e.entry)) found.set(e.entry, e);
+      // What kept discovery from reading a root (a values file missing) matters when a cluster's source is assumed.
+      if (rest.some((w) => !found.has(w.entry))) problems = d.problems;
+    }
+    const entries = wanted.map((w) => {
+      const hit = found.get(w.entry);
+      return hit ? { ...hit, name: w.name || hit.name } : assumed(w.name, w.entry, null);
+    });
+    return { entries, problems };
+  };
   if (o.path !== undefined) {
     const abs = path.isAbsolute(o.path) ? o.path : path.resolve(root, o.path);
     const fromCwd = path.resolve(cwd, o.path);
@@ -210,22 +235,17 @@ async function selectEntries(
     // finds for it, else the entry's own root (see render.ts adoptRoot), else the default.
     const conf = configured.find(([, c]) => normalizeRepoPath(c.path) === entry);
     if (conf?.[1].source) return { entries: [fromConfig(conf[0], conf[1])], problems: [] };
-    const d = await discover(new Set([entry]));
-    const hit = d.entries.find((e) => e.entry === entry);
-    if (hit) return { entries: [{ ...hit, name: conf?.[0] ?? hit.name }], problems: [] };
-    return { entries: [assumed(conf?.[0] ?? entryName(entry), entry, conf ? CONFIG_FILE : null)], problems: d.problems };
+    const r = await infer([{ name: conf?.[0] ?? '', entry, syncDir: conf?.[1].bootstrap?.sync ?? null }]);
+    // Named as tiers.yaml names the path, else as discovery does, else after the folder.
+    const e = r.entries[0]!;
+    return { entries: [{ ...e, name: conf?.[0] ?? (e.how === 'assumed' ? entryName(entry) : e.name) }], problems: r.problems };
   }
   let entries: ClusterEntry[];
   let problems: Problem[] = [];
   if (configured.length > 0) {
-    const unsourced = configured.filter(([, c]) => !c.source).map(([, c]) => normalizeRepoPath(c.path));
-    const d = unsourced.length > 0 ? await discover(new Set(unsourced)) : null;
-    entries = configured.map(([name, c]) => {
-      if (c.source) return fromConfig(name, c);
-      const hit = d?.entries.find((e) => e.entry === normalizeRepoPath(c.path));
-      return hit ? { ...hit, name } : assumed(name, normalizeRepoPath(c.path), CONFIG_FILE);
-    });
-    if (entries.some((e) => e.how === 'assumed')) problems = d?.problems ?? [];
+    const r = await infer(configured.filter(([, c]) => !c.source).map(([name, c]) => ({ name, entry: normalizeRepoPath(c.path), syncDir: c.bootstrap?.sync ?? null })));
+    entries = configured.map(([name, c]) => (c.source ? fromConfig(name, c) : r.entries.find((e) => e.name === name)!));
+    problems = r.problems;
   } else {
     const d = await discover();
     entries = d.entries;
