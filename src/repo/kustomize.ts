@@ -46,7 +46,11 @@ export function findKustomize(envPath?: string): Kustomize {
   );
 }
 
-export type BuildOutcome = { ok: true; objects: BuiltObject[] } | { ok: false; error: string };
+/**
+ * `reported`: kustomize ran and reported the error itself (exit 1 with a message): the same inputs fail the same
+ * way. A crash, a signal or a missing binary is not, and is never cached.
+ */
+export type BuildOutcome = { ok: true; objects: BuiltObject[] } | { ok: false; error: string; reported?: boolean };
 
 export interface PreparedRequest {
   /** Request number; its overlay lives in `<work>/r<n>`. */
@@ -162,8 +166,10 @@ export class Builder {
         if (!by.has(n)) unattributed = true;
         const m = marker(n);
         if (o.header.kind === 'ConfigMap' && o.header.name === `${m}${MARKER_CONFIGMAP}`) continue;
-        // Remove the marker from the name.
-        const text = o.text.split(m).join('');
+        // Remove the marker from the name, and every other request's: kustomize's name references, resolved across
+        // the whole batch, can point a reference that finds nothing in its own request (a RoleBinding's roleRef) at
+        // another request's renamed object. Its solo build leaves that reference as written, and so does this.
+        const text = o.text.replace(MARKERS, '');
         by.get(n)?.push({ ...o, text, header: text === o.text ? o.header : scanHeader(text) });
       }
       if (unattributed) {
@@ -207,13 +213,14 @@ export class Builder {
     if (process.env.STANDUP_DEBUG_BUILD) process.stderr.write(`build ${path.basename(dir)} ${(performance.now() - t0).toFixed(0)}ms exit=${r.exitCode} out=${String(r.stdout).length}\n`);
     if (process.env.STANDUP_DEBUG_BUILD && r.exitCode !== 0) process.stderr.write(String(r.stderr).slice(0, 1500) + "\n");
     if (r.exitCode !== 0 || r.failed) {
-      return { ok: false, error: cleanError(String(r.stderr || r.message)) };
+      return { ok: false, error: cleanError(String(r.stderr || r.message)), reported: r.exitCode === 1 && !r.signal && !r.timedOut && String(r.stderr).trim() !== '' };
     }
     return { ok: true, objects: parseBuilt(String(r.stdout), dir) };
   }
 }
 
 const marker = (n: number) => `zsq${n}x-`;
+const MARKERS = /zsq\d+x-/g;
 const MARKER_CONFIGMAP = 'standup-batch-marker';
 
 /**
