@@ -1,4 +1,5 @@
 import { loadRepository, type LoadedRepository } from '../repo/load.js';
+import { defaultCacheDir } from '../repo/render-cache.js';
 import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { planCluster, type PlanContext } from '../plan/plan.js';
@@ -16,7 +17,7 @@ export interface Planned {
  * that show only the Kustomization graph: leaf tiers are not built, so their build problems are not seen either.
  */
 export async function loadAndPlan(o: GlobalOptions, io: Io, rev?: string, scope: 'all' | 'graph' = 'all'): Promise<Planned> {
-  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, source: o.source, rev, scope });
+  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, source: o.source, rev, scope, cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false) });
   for (const n of repo.notices) io.err(`${io.errStyle.yellow('!')} ${n}\n`);
   const exclude = new Set(repo.config.exclude);
   return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };

@@ -7,6 +7,8 @@ export interface GlobalOptions {
   path?: string;
   /** The root sync's source, KIND/NAMESPACE/NAME (--source). */
   source?: string;
+  /** false with --no-cache: render everything again, and neither read nor write the render cache. */
+  cache?: boolean;
   output?: string;
 }
 

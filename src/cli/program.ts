@@ -25,6 +25,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--cluster <name>', 'a cluster from tiers.yaml or discovered (repeatable; default: all)').argParser(collect))
     .addOption(new Option('--path <dir>', 'an entry path to read instead of a named cluster'))
     .addOption(new Option('--source <kind/ns/name>', 'the root sync\'s source, when the repository does not say it (e.g. GitRepository/flux-system/flux-system)'))
+    .addOption(new Option('--no-cache', 'render every kustomize build again; neither read nor write the render cache ($XDG_CACHE_HOME/standup)'))
     .addOption(new Option('-o, --output <format>', 'output format (text, json; graph also mermaid, dot)'))
     .addHelpText('after', EXIT_CODES_HELP);
 

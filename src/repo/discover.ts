@@ -22,7 +22,7 @@ import type { KustomizationFiles } from './kustomization-file.js';
 import type { BuildOutcome } from './kustomize.js';
 import { materialize, type BuiltObject } from './kustomize-output.js';
 import { KustomizeTree } from './kustomize-tree.js';
-import { KUSTOMIZATION_FILES } from './overlay.js';
+import { KUSTOMIZATION_FILES, type Ignored } from './overlay.js';
 
 export interface SourceSpec {
   ref: SourceRef;
@@ -76,6 +76,8 @@ export interface DiscoverOptions {
   wanted?: ReadonlySet<string>;
   /** Look only under these folders (absolute), e.g. tiers.yaml's bootstrap.sync; default the whole repository. */
   under?: readonly string[];
+  /** Files the source artifact does not hold (sourceignore.ts). */
+  ignored?: Ignored;
 }
 
 export interface Discovery {
@@ -186,7 +188,7 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
   const { root } = o;
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
   const { yaml, kustomizationDirs } = o.under ? mergeWalks(o.under.map(walk)) : walk(root);
-  const tree = new KustomizeTree(o.files, kustomizationDirs);
+  const tree = new KustomizeTree(o.files, kustomizationDirs, o.ignored);
   const found: Found[] = [];
   const problems: Problem[] = [];
   const texts = new Map<string, string>();

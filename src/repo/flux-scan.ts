@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isRemote, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
-import { generatedResources, hasKustomizationFile } from './overlay.js';
+import { generatedResources, hasKustomizationFile, type Ignored } from './overlay.js';
 
 const FLUX_KUSTOMIZE_API = 'kustomize.toolkit.fluxcd.io';
 const OPAQUE_FIELDS = ['helmCharts', 'helmChartInflationGenerator', 'helmGlobals', 'generators', 'transformers', 'validators'];
@@ -16,14 +16,17 @@ export class FluxScan {
   private dirs = new Map<string, boolean>();
   private files = new Map<string, boolean>();
 
-  constructor(private readonly kustomizations: KustomizationFiles) {}
+  constructor(
+    private readonly kustomizations: KustomizationFiles,
+    private readonly ignored: Ignored = () => false,
+  ) {}
 
   /** True when building `dir` (absolute) with these spec.components (relative to `dir`) may apply a Flux Kustomization. */
   mayApplyKustomizations(dir: string, components: readonly string[] = []): boolean {
     if (components.some((c) => this.dirMay(path.resolve(dir, c)))) return true;
     if (hasKustomizationFile(dir)) return this.dirMay(dir);
     // Flux's generated kustomization: every YAML file under dir, and subdirectories that have their own.
-    return generatedResources(dir).some((p) => (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)));
+    return generatedResources(dir, this.ignored).some((p) => (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)));
   }
 
   private dirMay(dir: string): boolean {

@@ -7,8 +7,11 @@ import { KUSTOMIZATION_FILES } from './overlay.js';
 
 export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** `null`: the directory has no kustomization file; `'unparseable'`: not YAML; else the parsed document, as is. */
-export type KustomizationRead = { doc: unknown } | 'unparseable' | null;
+/**
+ * `null`: the directory has no kustomization file; `'unparseable'`: not YAML; else the parsed document, as is, the
+ * file it was read from, and how many of the kustomization file names exist there (kustomize fails on more than one).
+ */
+export type KustomizationRead = { doc: unknown; file: string; count: number } | 'unparseable' | null;
 
 export class KustomizationFiles {
   private cache = new Map<string, KustomizationRead>();
@@ -24,10 +27,11 @@ export class KustomizationFiles {
 }
 
 function load(dir: string): KustomizationRead {
-  const file = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).find((f) => statSafe(f)?.isFile());
+  const present = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).filter((f) => statSafe(f)?.isFile());
+  const file = present[0];
   if (!file) return null;
   try {
-    return { doc: parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as unknown };
+    return { doc: parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as unknown, file, count: present.length };
   } catch {
     return 'unparseable';
   }

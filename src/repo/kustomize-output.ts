@@ -41,7 +41,9 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
     if (origin !== undefined) {
       const p = /^path:\s*(.+)$/m.exec(origin);
       const c = /^configuredIn:\s*(.+)$/m.exec(origin);
-      if (p) file = path.resolve(builtDir, unquote(p[1]!));
+      // From a remote base (`repo:` names it): its path is inside that repository, no file of this one.
+      if (/^repo:/m.test(origin)) file = null;
+      else if (p) file = path.resolve(builtDir, unquote(p[1]!));
       else if (c) {
         file = path.resolve(builtDir, unquote(c[1]!));
         generated = true;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isRemote, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
-import { generatedResources, hasKustomizationFile, KUSTOMIZATION_FILES } from './overlay.js';
+import { generatedResources, hasKustomizationFile, KUSTOMIZATION_FILES, type Ignored } from './overlay.js';
 
 /** Kustomization fields that can change an object the build includes from elsewhere (a root's spec.path). */
 const TRANSFORMS = ['patchesStrategicMerge', 'replacements', 'components', 'transformers', 'vars'];
@@ -42,6 +42,7 @@ export class KustomizeTree {
   constructor(
     private readonly files: KustomizationFiles,
     private readonly kustomizationDirs: readonly string[],
+    private readonly ignored: Ignored = () => false,
   ) {}
 
   /** Every file (absolute) that building `dir` the way kustomize-controller builds a spec.path reads objects from. */
@@ -69,7 +70,7 @@ export class KustomizeTree {
       for (const r of this.refs(dir)) add(r);
     } else {
       // Flux's generated kustomization: every YAML file below, and subdirectories that have their own.
-      for (const p of generatedResources(dir)) add(p);
+      for (const p of generatedResources(dir, this.ignored)) add(p);
     }
     this.trees.set(dir, mine);
     for (const f of mine) out.add(f);

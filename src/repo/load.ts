@@ -3,7 +3,7 @@
 //
 // Debugging: STANDUP_DEBUG_KEEP=1 keeps the temp overlays and batches (their directory is under /dev/shm or $TMPDIR).
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
@@ -22,6 +22,9 @@ import { OriginIndex } from './origin.js';
 import { Prescreen } from './prescreen.js';
 import { buildPath, renderCluster, type RenderContext } from './render.js';
 import { parseSourceFlag } from './source-flag.js';
+import { BuildInputs } from './build-inputs.js';
+import { cacheLocation, RenderCache } from './render-cache.js';
+import { SourceIgnore } from './sourceignore.js';
 import { isError } from '../model/problem.js';
 
 export interface LoadOptions {
@@ -40,6 +43,11 @@ export interface LoadOptions {
   rev?: string;
   /** Parallel kustomize processes; default os.availableParallelism(). */
   concurrency?: number;
+  /**
+   * The render cache's directory (see render-cache.ts), or false / absent for none. The CLI passes the user's
+   * ($XDG_CACHE_HOME/standup) unless --no-cache.
+   */
+  cache?: string | false;
   /**
    * 'all' (default) renders every tier. 'graph' renders only what can change the Kustomization graph (plan, graph):
    * leaf tiers' objects are left out unless a substitution or source lookup needs them.
@@ -63,7 +71,8 @@ export interface LoadedRepository {
 }
 
 /** Statistics of the last load in this process (kustomize processes spawned, builds requested); for benchmarks. */
-export const lastLoadStats = { spawned: 0, builds: 0, ms: 0 };
+/** uncached: builds the render cache cannot key (a remote base, an unknown field: build-inputs.ts). */
+export const lastLoadStats = { spawned: 0, builds: 0, ms: 0, cacheHits: 0, cacheMisses: 0, uncached: 0 };
 
 /** Overlays are hundreds of tiny files: keep them in RAM (/dev/shm) where there is one. */
 function workBase(): string {
@@ -127,6 +136,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const ctx = renderContext(readRoot, work, kustomize, o);
+    const cacheNotice = ctx.renderCache?.disabled ? [`render cache not used: ${ctx.renderCache.disabled}; pass --no-cache to silence this`] : [];
     const discover = (wanted?: ReadonlySet<string>, under?: string[]) => discoverWith(ctx, wanted, under);
     const selected = await selectEntries(readRoot, config, o, cwd, discover);
     let entries = selected.entries;
@@ -136,6 +146,10 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     }
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = ctx.builder.spawned;
+    lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
+    lastLoadStats.uncached = ctx.seq.uncached;
+    lastLoadStats.cacheMisses = ctx.renderCache?.stats.misses ?? 0;
+    ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
     const problems = sortProblems([...selected.problems, ...results.flatMap((r) => r.problems)]);
@@ -152,7 +166,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
       configFile: file ? path.join(root, CONFIG_FILE) : null,
       clusters: results.map((r) => r.model),
       problems,
-      notices: results.flatMap(({ model: c }) =>
+      notices: [...cacheNotice, ...results.flatMap(({ model: c }) =>
         c.rootSource?.how === 'assumed'
           ? [
               `cluster ${c.name}: no root sync in the repository reconciles ${c.entry || '.'} (no gotk-sync.yaml, FluxInstance, ` +
@@ -160,7 +174,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
                 `repository as ${c.rootSource.ref.kind}/${c.rootSource.ref.namespace}/${c.rootSource.ref.name}; pass --source KIND/NAMESPACE/NAME to name another`,
             ]
           : [],
-      ),
+      )],
     };
   } finally {
     if (work && !process.env.STANDUP_DEBUG_KEEP) removeLater(work);
@@ -168,15 +182,50 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
   }
 }
 
-function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope'>): RenderContext {
+function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache'>): RenderContext {
   const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
   const kustomizations = new KustomizationFiles();
-  return { root, work, builder, origins: new OriginIndex(), cache: new Map(), prescreen: new Prescreen(kustomizations), seq: { n: 0 }, scope: o.scope ?? 'all', fluxScan: new FluxScan(kustomizations), artifacts: new ArtifactStore(work), kustomizations };
+  const kustomizeId = o.cache ? binaryId(kustomize.command) : null;
+  const sourceIgnore = SourceIgnore.load(root);
+  const ignored = (abs: string) => {
+    const rel = path.relative(root, abs);
+    return !rel.startsWith('..') && !path.isAbsolute(rel) && sourceIgnore.ignores(rel.split(path.sep).join('/'));
+  };
+  return {
+    root,
+    work,
+    builder,
+    origins: new OriginIndex(),
+    cache: new Map(),
+    prescreen: new Prescreen(kustomizations),
+    seq: { n: 0, uncached: 0 },
+    scope: o.scope ?? 'all',
+    fluxScan: new FluxScan(kustomizations, ignored),
+    artifacts: new ArtifactStore(work),
+    kustomizations,
+    // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
+    renderCache: o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, process.env)) : null,
+    inputs: new BuildInputs(kustomizations),
+    kustomizeId: kustomizeId ?? '',
+    sourceIgnore,
+    ignored,
+  };
+}
+
+/** The kustomize that renders, as the cache knows it: the command, and its binary's real path, size and mtime. */
+function binaryId(command: readonly string[]): string | null {
+  try {
+    const real = realpathSync(command[0]!);
+    const st = statSync(real);
+    return JSON.stringify([real, st.size, st.mtimeMs, command.slice(1)]);
+  } catch {
+    return null;
+  }
 }
 
 /** Discovery builds through the render's queue and cache, so an entry built to read it is not built again. */
 const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>, under?: string[]) =>
-  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under });
+  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under, ignored: ctx.ignored });
 
 /** Discovery alone, without rendering: the cluster entries of a repository and what kept one from being read. */
 export async function discoverRepository(repo: string): Promise<Discovery> {

@@ -15,7 +15,11 @@ import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import type { FluxScan } from './flux-scan.js';
 import type { KustomizationFiles } from './kustomization-file.js';
 import type { Prescreen } from './prescreen.js';
-import { writeOverlay, type FluxOverlay } from './overlay.js';
+import { writeOverlay, type FluxOverlay, type Ignored } from './overlay.js';
+import type { SourceIgnore } from './sourceignore.js';
+import { createHash } from 'node:crypto';
+import type { BuildInputs } from './build-inputs.js';
+import type { CachedOutcome, RenderCache } from './render-cache.js';
 import { missingSources, postBuildVars, substituteObjects } from './postbuild.js';
 import { buildFailedProblems } from './build-problems.js';
 
@@ -37,7 +41,7 @@ export interface RenderContext {
   origins: OriginIndex;
   cache: Map<string, Promise<PathBuild>>;
   prescreen: Prescreen;
-  seq: { n: number };
+  seq: { n: number; uncached: number };
   /**
    * 'graph' renders what can change the Kustomization graph: a tier whose files hold no Flux Kustomization is built
    * only when a lookup needs its objects (see flux-scan.ts). 'all' renders every tier.
@@ -47,6 +51,16 @@ export interface RenderContext {
   artifacts: ArtifactStore;
   /** Kustomization files read once per load, shared by discovery, prescreen and flux-scan. */
   kustomizations: KustomizationFiles;
+  /** The on-disk render cache, or null (--no-cache, or no cache directory for this user). */
+  renderCache: RenderCache | null;
+  /** What each build reads, for the cache's keys (file hashes once per load). */
+  inputs: BuildInputs;
+  /** The kustomize binary's identity (path, size, mtime): a new kustomize is a new key. */
+  kustomizeId: string;
+  /** What source-controller leaves out of this repository's artifact. */
+  sourceIgnore: SourceIgnore;
+  /** `sourceIgnore` by absolute path; false outside the repository (an artifact's own copy). */
+  ignored: Ignored;
 }
 
 const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
@@ -58,12 +72,95 @@ export function buildPath(ctx: RenderContext, dir: string, overlay: FluxOverlay)
   if (!p) {
     const n = ++ctx.seq.n;
     const overlayDir = path.join(ctx.work, `r${n}`);
-    const { generated, files } = writeOverlay(overlayDir, dir, overlay);
-    const solo = ctx.prescreen.suspect(dir, generated ? files : []);
-    p = ctx.builder.build({ n, overlayDir, solo }).then((outcome) => ({ outcome, generated, files, dir }));
+    const { generated, files, keyText } = writeOverlay(overlayDir, dir, overlay, ctx.root, ctx.ignored);
+    const ck = ctx.renderCache ? cacheKey(ctx, overlayDir, keyText) : null;
+    if (ctx.renderCache && !ck) ctx.seq.uncached++;
+    const hit = ck ? ctx.renderCache!.get(ck) : null;
+    if (hit) {
+      p = Promise.resolve({ outcome: outsideArtifact(ctx, overlayDir, fromCached(ctx, hit, overlayDir)), generated, files, dir });
+    } else {
+      const solo = ctx.prescreen.suspect(dir, generated ? files : []);
+      p = ctx.builder.build({ n, overlayDir, solo }).then((outcome) => {
+        const stored = ck ? toCached(ctx, outcome, overlayDir) : null;
+        if (stored && ctx.inputs.unchanged(overlayDir)) ctx.renderCache!.put(ck!, stored);
+        return { outcome: outsideArtifact(ctx, overlayDir, outcome), generated, files, dir };
+      });
+    }
     ctx.cache.set(key, p);
   }
   return p;
+}
+
+/**
+ * kustomize read the repository's work tree; kustomize-controller reads the source artifact, which lacks what
+ * .sourceignore (or source-controller's defaults) leaves out. A build that read such a file fails in Flux.
+ */
+function outsideArtifact(ctx: RenderContext, overlayDir: string, o: BuildOutcome): BuildOutcome {
+  if (!o.ok) return o;
+  const own = path.join(overlayDir, 'kustomization.yaml');
+  const read = new Set<string>();
+  const inputs = ctx.inputs.ofKustomization(overlayDir);
+  if (inputs) for (const [f, h] of inputs) if (f !== own && h !== 'absent') read.add(f);
+  for (const b of o.objects) if (b.file && !b.generated) read.add(b.file);
+  const left = [...read].filter((f) => ctx.ignored(f)).map((f) => path.relative(ctx.root, f).split(path.sep).join('/')).sort();
+  if (left.length === 0) return o;
+  const files = left.length > 3 ? `${left.slice(0, 3).join(', ')} and ${left.length - 3} more` : left.join(', ');
+  return {
+    ok: false,
+    reported: true,
+    error: `${files} ${left.length === 1 ? 'is' : 'are'} not in the source artifact (source-controller leaves ${left.length === 1 ? 'it' : 'them'} out: ${ctx.sourceIgnore.describe()}), so kustomize-controller cannot read ${left.length === 1 ? 'it' : 'them'}`,
+  };
+}
+
+const CACHE_KEY_VERSION = 1;
+
+/**
+ * The build's cache key, or null when it is not cached: some input is not known for sure (build-inputs.ts), or lives
+ * in this load's temp directory (an ExternalArtifact's tree, materialized per load).
+ */
+function cacheKey(ctx: RenderContext, overlayDir: string, keyText: string): string | null {
+  const inputs = ctx.inputs.ofKustomization(overlayDir);
+  if (!inputs) return null;
+  const own = path.join(overlayDir, 'kustomization.yaml');
+  const parts: [string, string][] = [];
+  for (const [f, h] of inputs) {
+    if (f === own) continue;
+    if (f.startsWith(ctx.work + path.sep)) return null;
+    parts.push([path.relative(ctx.root, f).split(path.sep).join('/'), h]);
+  }
+  parts.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify({ v: CACHE_KEY_VERSION, kustomize: ctx.kustomizeId, overlay: keyText, inputs: parts })).digest('hex');
+}
+
+/** Paths in a stored error are this run's; placeholders make them the next run's on the way back. */
+const placeholders = (ctx: RenderContext, overlayDir: string): [string, string][] => [
+  [ctx.work, '\u0000WORK'],
+  [ctx.root, '\u0000ROOT'],
+  [path.relative(overlayDir, ctx.root), '\u0000UP'],
+];
+
+function toCached(ctx: RenderContext, o: BuildOutcome, overlayDir: string): CachedOutcome | null {
+  if (!o.ok) {
+    if (!o.reported) return null;
+    let error = o.error;
+    for (const [from, to] of placeholders(ctx, overlayDir)) if (from) error = error.split(from).join(to);
+    return { ok: false, error };
+  }
+  const objects = [];
+  for (const b of o.objects) {
+    if (b.file && b.file.startsWith(ctx.work + path.sep)) return null;
+    objects.push({ text: b.text, header: b.header, file: b.file ? path.relative(ctx.root, b.file).split(path.sep).join('/') : null, generated: b.generated });
+  }
+  return { ok: true, objects };
+}
+
+function fromCached(ctx: RenderContext, c: CachedOutcome, overlayDir: string): BuildOutcome {
+  if (!c.ok) {
+    let error = c.error;
+    for (const [to, from] of placeholders(ctx, overlayDir)) error = error.split(from).join(to);
+    return { ok: false, error, reported: true };
+  }
+  return { ok: true, objects: c.objects.map((b) => ({ text: b.text, header: b.header, file: b.file === null ? null : path.resolve(ctx.root, b.file), generated: b.generated })) };
 }
 
 const isDir = (p: string) => {
@@ -158,7 +255,10 @@ class ClusterRenderer {
         kustomizations: this.ks,
         objects: this.objects,
         objectsComplete: this.deferredCount === 0,
-        externalSources: [...this.external.values()],
+        // Renders finish in any order: sorted, so that every run gives the same model.
+        externalSources: [...this.external.values()]
+          .map((e) => ({ ...e, usedBy: [...e.usedBy].sort() }))
+          .sort((a, b) => `${a.ref.kind}/${a.ref.namespace}/${a.ref.name}`.localeCompare(`${b.ref.kind}/${b.ref.namespace}/${b.ref.name}`)),
         rootSource: { ref: primary!.ref, url: primary!.url ?? this.sourceUrl(primary!.ref), how: this.rootHow, foundIn: this.rootFoundIn, also: also.map((a) => a.ref) },
       },
       problems: this.problems,

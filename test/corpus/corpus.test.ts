@@ -1,11 +1,12 @@
 // Every corpus repository and each of its cluster entry points (../shared/corpus/INDEX.md) loads without a crash;
 // every Kustomization matches a Flux Kustomization document of the static inventory; every problem is real.
 // Counts are the INDEX's "n" per entry unless a comment says why the real build gives another number.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isExpanded, type ClusterModel, type FluxKustomization } from '../../src/model/flux.js';
-import { loadRepository, type LoadedRepository } from '../../src/repo/load.js';
+import { lastLoadStats, loadRepository, type LoadedRepository } from '../../src/repo/load.js';
 import { planCluster } from '../../src/plan/plan.js';
 import { dependsOnMismatches, notInInventory, repoDir, resolvedEdges, summary, unrealBuildFailure } from './corpus.js';
 
@@ -243,10 +244,13 @@ for (const tc of cases) {
       return c;
     };
     let g: LoadedRepository;
+    // r fills a fresh render cache (a cold load that writes it); g reads none.
+    const cache = mkdtempSync(path.join(tmpdir(), 'standup-corpus-cache-'));
     beforeAll(async () => {
-      r = await loadRepository({ repo: repoDir(tc.dir) });
+      r = await loadRepository({ repo: repoDir(tc.dir), cache });
       g = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph' });
     });
+    afterAll(() => rmSync(cache, { recursive: true, force: true }));
     const exclude = () => new Set(r.config.exclude);
     // What plan and graph print: the plan (JSON contract), the levels, and the graph's nodes and edges; expansion
     // aside, which the graph load leaves at 'deferred' for leaves it did not build.
@@ -322,6 +326,21 @@ for (const tc of cases) {
         expect(plans(one)).toEqual(plans({ ...g, clusters: [c] }));
         expect(one.clusters[0]!.kustomizations.map((k) => [k.key, k.expansion])).toEqual(c.kustomizations.map((k) => [k.key, k.expansion]));
       }
+    });
+
+    it('warm (from the render cache) equals cold, in full and for the graph alone', async () => {
+      const snapshot = (x: LoadedRepository) => ({
+        clusters: x.clusters.map((c) => ({ ...c, objects: c.objects.map((o) => ({ ...o, raw: o.raw })) })),
+        problems: x.problems,
+        notices: x.notices,
+      });
+      const warm = await loadRepository({ repo: repoDir(tc.dir), cache });
+      // Only the builds the cache cannot key (a remote base or file, an ExternalArtifact's tree) run kustomize again.
+      expect(lastLoadStats.spawned).toBeLessThanOrEqual(lastLoadStats.uncached);
+      expect(lastLoadStats.cacheHits).toBeGreaterThan(0);
+      expect(snapshot(warm)).toEqual(snapshot(r));
+      const warmGraph = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph', cache });
+      expect(snapshot(warmGraph)).toEqual(snapshot(g));
     });
 
     it('gives every object an origin inside the repository', () => {
