@@ -23,6 +23,7 @@ import type { BuildOutcome } from './kustomize.js';
 import { materialize, type BuiltObject } from './kustomize-output.js';
 import { KustomizeTree } from './kustomize-tree.js';
 import { KUSTOMIZATION_FILES, type Ignored } from './overlay.js';
+import type { ParseMemo } from './parse-memo.js';
 
 export interface SourceSpec {
   ref: SourceRef;
@@ -78,6 +79,7 @@ export interface DiscoverOptions {
   under?: readonly string[];
   /** Files the source artifact does not hold (sourceignore.ts). */
   ignored?: Ignored;
+  memo?: ParseMemo;
 }
 
 export interface Discovery {
@@ -137,7 +139,11 @@ function mergeWalks(ws: { yaml: string[]; kustomizationDirs: string[] }[]): { ya
   return { yaml: [...new Set(ws.flatMap((w) => w.yaml))].sort(), kustomizationDirs: [...new Set(ws.flatMap((w) => w.kustomizationDirs))].sort() };
 }
 
-function docsOf(text: string): Obj[] {
+function docsOf(text: string, memo?: ParseMemo): Obj[] {
+  return memo ? memo.get('documents', text, () => parseDocs(text)) : parseDocs(text);
+}
+
+function parseDocs(text: string): Obj[] {
   const out: Obj[] = [];
   try {
     for (const d of parseAllDocuments(text, { uniqueKeys: false })) {
@@ -195,7 +201,7 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
   const parsed = new Map<string, Obj[]>();
   const docs = (file: string) => {
     let d = parsed.get(file);
-    if (!d) parsed.set(file, (d = docsOf(texts.get(file) ?? '')));
+    if (!d) parsed.set(file, (d = docsOf(texts.get(file) ?? '', o.memo)));
     return d;
   };
 
@@ -276,7 +282,7 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
           o.build(inc.dir).then((out) => {
             if (!out.ok) return; // the entry's own build reports it, if it is an entry at all
             for (const b of out.objects.filter((x) => x.file === k.file && x.header.kind === 'Kustomization' && x.header.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/'))) {
-              const built = materialize(b.text) as Obj;
+              const built = materialize(b.text, o.memo) as Obj;
               const bp = built.spec?.path;
               if (typeof bp !== 'string' || bp.includes('${')) continue;
               const entry = entryFor(normalizeRepoPath(bp), rel(inc.dir), k.file);
@@ -284,7 +290,7 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
               if (!isDir(abs) || (abs !== inc.dir && !tree.filesOf(abs).has(k.file))) continue;
               const ref = refOf(built);
               const src = out.objects.find((x) => x.header.kind === ref.kind && x.header.name === ref.name);
-              found.push({ entry, source: { ref, url: src ? sourceUrl(materialize(src.text) as Obj) : source.url }, foundIn: rel(path.join(inc.dir, 'kustomization.yaml')) });
+              found.push({ entry, source: { ref, url: src ? sourceUrl(materialize(src.text, o.memo) as Obj) : source.url }, foundIn: rel(path.join(inc.dir, 'kustomization.yaml')) });
             }
           }),
         );
@@ -337,10 +343,10 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
             return;
           }
           const hr = out.objects.find((b) => b.file === f && b.header.kind === 'HelmRelease' && b.header.name === name) ?? out.objects.find((b) => b.file === f && b.header.kind === 'HelmRelease');
-          const built = hr ? (materialize(hr.text) as Obj) : d;
+          const built = hr ? (materialize(hr.text, o.memo) as Obj) : d;
           const find = (kind: string, n: string) => {
             const hit = out.objects.find((b: BuiltObject) => b.header.kind === kind && b.header.name === n);
-            return hit ? (materialize(hit.text) as Obj) : null;
+            return hit ? (materialize(hit.text, o.memo) as Obj) : null;
           };
           const merged = mergeValues(built, find);
           if (fromValues(built, merged.values)) return;

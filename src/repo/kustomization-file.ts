@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { KUSTOMIZATION_FILES } from './overlay.js';
+import type { ParseMemo } from './parse-memo.js';
 
 export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -16,22 +17,26 @@ export type KustomizationRead = { doc: unknown; file: string; count: number } | 
 export class KustomizationFiles {
   private cache = new Map<string, KustomizationRead>();
 
+  constructor(private readonly memo?: ParseMemo) {}
+
   read(dir: string): KustomizationRead {
     let hit = this.cache.get(dir);
     if (hit === undefined) {
-      hit = load(dir);
+      hit = load(dir, this.memo);
       this.cache.set(dir, hit);
     }
     return hit;
   }
 }
 
-function load(dir: string): KustomizationRead {
+function load(dir: string, memo?: ParseMemo): KustomizationRead {
   const present = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).filter((f) => statSafe(f)?.isFile());
   const file = present[0];
   if (!file) return null;
   try {
-    return { doc: parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as unknown, file, count: present.length };
+    const text = readFileSync(file, 'utf8');
+    const doc = memo ? memo.get('kustomization', text, () => parse(text, { uniqueKeys: false }) as unknown) : (parse(text, { uniqueKeys: false }) as unknown);
+    return { doc, file, count: present.length };
   } catch {
     return 'unparseable';
   }

@@ -2,6 +2,7 @@
 // metadata) with a line scanner, and parses whole objects only on demand. Also cleans kustomize's error text.
 import path from 'node:path';
 import { parse } from 'yaml';
+import type { ParseMemo } from './parse-memo.js';
 
 const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
 
@@ -211,8 +212,12 @@ export function slowHeader(text: string): Header {
   };
 }
 
-/** The whole object, without kustomize's origin annotation. */
-export function materialize(text: string): Record<string, unknown> {
+/** The whole object, without kustomize's origin annotation; parsed once per text when a memo is given. */
+export function materialize(text: string, memo?: ParseMemo): Record<string, unknown> {
+  return memo ? memo.get('object', text, () => parseObject(text)) : parseObject(text);
+}
+
+function parseObject(text: string): Record<string, unknown> {
   let raw: unknown;
   try {
     raw = parse(text, { uniqueKeys: false, maxAliasCount: -1 });

@@ -25,6 +25,8 @@ import { parseSourceFlag } from './source-flag.js';
 import { BuildInputs } from './build-inputs.js';
 import { cacheLocation, RenderCache } from './render-cache.js';
 import { SourceIgnore } from './sourceignore.js';
+import { ParseMemo } from './parse-memo.js';
+import { createHash } from 'node:crypto';
 import { isError } from '../model/problem.js';
 
 export interface LoadOptions {
@@ -135,7 +137,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     const { config, file } = await readConfig(readRoot);
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
-    const ctx = renderContext(readRoot, work, kustomize, o);
+    const ctx = renderContext(readRoot, work, kustomize, o, root);
     const cacheNotice = ctx.renderCache?.disabled ? [`render cache not used: ${ctx.renderCache.disabled}; pass --no-cache to silence this`] : [];
     const discover = (wanted?: ReadonlySet<string>, under?: string[]) => discoverWith(ctx, wanted, under);
     const selected = await selectEntries(readRoot, config, o, cwd, discover);
@@ -149,6 +151,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
     lastLoadStats.uncached = ctx.seq.uncached;
     lastLoadStats.cacheMisses = ctx.renderCache?.stats.misses ?? 0;
+    ctx.memo.save();
     ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
@@ -182,14 +185,27 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
   }
 }
 
-function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache'>): RenderContext {
+/**
+ * @param root the directory read (the work tree, or an exported revision)
+ * @param repoRoot the repository as the user names it, whose parse memo this load reads and writes
+ */
+function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache'>, repoRoot = root): RenderContext {
   const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
-  const kustomizations = new KustomizationFiles();
   const kustomizeId = o.cache ? binaryId(kustomize.command) : null;
+  // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
+  const renderCache = o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, process.env)) : null;
+  const memo = new ParseMemo(renderCache && !renderCache.disabled ? path.join(renderCache.dir, 'memo', `${createHash('sha256').update(repoRoot).digest('hex').slice(0, 32)}.memo`) : null);
+  const kustomizations = new KustomizationFiles(memo);
   const sourceIgnore = SourceIgnore.load(root);
+  const ignoredMemo = new Map<string, boolean>();
   const ignored = (abs: string) => {
-    const rel = path.relative(root, abs);
-    return !rel.startsWith('..') && !path.isAbsolute(rel) && sourceIgnore.ignores(rel.split(path.sep).join('/'));
+    let r = ignoredMemo.get(abs);
+    if (r === undefined) {
+      const rel = path.relative(root, abs);
+      r = !rel.startsWith('..') && !path.isAbsolute(rel) && sourceIgnore.ignores(rel.split(path.sep).join('/'));
+      ignoredMemo.set(abs, r);
+    }
+    return r;
   };
   return {
     root,
@@ -203,12 +219,12 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     fluxScan: new FluxScan(kustomizations, ignored),
     artifacts: new ArtifactStore(work),
     kustomizations,
-    // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
-    renderCache: o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, process.env)) : null,
+    renderCache,
     inputs: new BuildInputs(kustomizations),
     kustomizeId: kustomizeId ?? '',
     sourceIgnore,
     ignored,
+    memo,
   };
 }
 
@@ -225,7 +241,7 @@ function binaryId(command: readonly string[]): string | null {
 
 /** Discovery builds through the render's queue and cache, so an entry built to read it is not built again. */
 const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>, under?: string[]) =>
-  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under, ignored: ctx.ignored });
+  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under, ignored: ctx.ignored, memo: ctx.memo });
 
 /** Discovery alone, without rendering: the cluster entries of a repository and what kept one from being read. */
 export async function discoverRepository(repo: string): Promise<Discovery> {

@@ -17,6 +17,7 @@ import type { KustomizationFiles } from './kustomization-file.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay, type Ignored } from './overlay.js';
 import type { SourceIgnore } from './sourceignore.js';
+import type { ParseMemo } from './parse-memo.js';
 import { createHash } from 'node:crypto';
 import type { BuildInputs } from './build-inputs.js';
 import type { CachedOutcome, RenderCache } from './render-cache.js';
@@ -59,6 +60,8 @@ export interface RenderContext {
   kustomizeId: string;
   /** What source-controller leaves out of this repository's artifact. */
   sourceIgnore: SourceIgnore;
+  /** YAML parsed once per text, across loads when the cache is on. */
+  memo: ParseMemo;
   /** `sourceIgnore` by absolute path; false outside the repository (an artifact's own copy). */
   ignored: Ignored;
 }
@@ -406,7 +409,7 @@ class ClusterRenderer {
       const h = b.header;
       const origin = this.originOf(b, h.kind, h.name, dirRel);
       const isRoot = !owner && isFluxKustomization(h) && this.renderedKeys.has(`${h.namespace ?? defaultNs}/${h.name}`) && applier === `${h.namespace ?? defaultNs}/${h.name}`;
-      const o = renderedObject(h, origin, isRoot ? null : applier, b.text);
+      const o = renderedObject(h, origin, isRoot ? null : applier, b.text, this.ctx.memo);
       this.rank.set(o, [...base, i]);
       this.objects.push(o);
       if (isFluxKustomization(h)) {
@@ -423,7 +426,7 @@ class ClusterRenderer {
   }
 
   private toKs(b: BuiltObject, parent: string | null, defaultNs: string, dirRel: string): FluxKustomization {
-    const raw = materialize(b.text) as Obj;
+    const raw = materialize(b.text, this.ctx.memo) as Obj;
     const name = b.header.name;
     const origin = this.originOf(b, 'Kustomization', name, dirRel);
     const file = b.file && !b.generated ? this.ctx.artifacts.source(b.file) : null;
@@ -494,7 +497,7 @@ class ClusterRenderer {
     }
     for (const b of extra) {
       const h = b.header;
-      if (h.kind === kind && h.name === name && (h.namespace ?? namespace) === namespace) return materialize(b.text) as Obj;
+      if (h.kind === kind && h.name === name && (h.namespace ?? namespace) === namespace) return materialize(b.text, this.ctx.memo) as Obj;
     }
     return null;
   }
@@ -690,13 +693,13 @@ class ClusterRenderer {
 }
 
 /** A RenderedObject whose `raw` is parsed from its YAML the first time something reads it. */
-function renderedObject(h: Header, origin: Origin, owner: string | null, text: string): RenderedObject {
+function renderedObject(h: Header, origin: Origin, owner: string | null, text: string, memo: ParseMemo): RenderedObject {
   let raw: Record<string, unknown> | undefined;
   const o = { apiVersion: h.apiVersion, kind: h.kind, name: h.name, namespace: h.namespace, origin, owner } as RenderedObject;
   Object.defineProperty(o, 'raw', {
     enumerable: true,
     configurable: true,
-    get: () => (raw ??= materialize(text)),
+    get: () => (raw ??= materialize(text, memo)),
     set: (v: Record<string, unknown>) => {
       raw = v;
     },

@@ -1,0 +1,132 @@
+// YAML parsed once per content: most of a warm load's CPU is the yaml library reading texts it read the run before
+// (kustomization files, the documents discovery looks at, the objects a render reads). Keyed by a hash of the exact
+// text (and of how it is parsed), a result is the same every time, so it is kept as JSON, which parses many times
+// faster, in memory for the load and on disk between loads (one file per repository in the render cache's directory,
+// holding what the last load used, with the cache's header checks). Each use gets a fresh copy. A result JSON cannot
+// hold exactly (NaN, Infinity, -0, anything but plain data) is never kept.
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+const FORMAT = 'standup-parse-memo 1';
+
+/**
+ * Memos saved again when the process is about to exit: objects are parsed lazily, and commands (check's rules) read
+ * most of them after the load has returned.
+ */
+const pending = new Set<ParseMemo>();
+let hooked = false;
+function saveAtExit(m: ParseMemo): void {
+  pending.add(m);
+  if (hooked) return;
+  hooked = true;
+  process.once('beforeExit', () => {
+    for (const x of pending) x.save();
+    pending.clear();
+  });
+}
+
+export class ParseMemo {
+  private known = new Map<string, string>();
+  private used = new Map<string, string>();
+  private added = 0;
+
+  /** @param file where the memo lives between loads, or null to keep it for this load only */
+  constructor(private readonly file: string | null) {
+    if (file) {
+      this.read(file);
+      saveAtExit(this);
+    }
+  }
+
+  get<T>(how: string, text: string, parse: () => T): T {
+    const h = createHash('sha1').update(how).update('\u0000').update(text).digest('base64');
+    const hit = this.used.get(h) ?? this.known.get(h);
+    if (hit !== undefined) {
+      this.used.set(h, hit);
+      return JSON.parse(hit) as T;
+    }
+    const v = parse();
+    if (jsonSafe(v)) {
+      this.used.set(h, JSON.stringify(v));
+      this.added++;
+    }
+    return v;
+  }
+
+  /** Writes what this load used (so the file never grows past one repository's texts), when that changed. */
+  save(): void {
+    if (!this.file || (this.added === 0 && this.used.size === this.known.size)) return;
+    const payload = Buffer.from(JSON.stringify(Object.fromEntries(this.used)), 'utf8');
+    const head = `${FORMAT} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
+    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      // Only the memo's own folder: a cache directory removed meanwhile (a test's, a user's) is not brought back.
+      try {
+        mkdirSync(path.dirname(this.file), { mode: 0o700 });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      const fd = openSync(tmp, 'wx', 0o600);
+      try {
+        writeSync(fd, head);
+        writeSync(fd, payload);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, this.file);
+      this.known = new Map(this.used);
+      this.added = 0;
+    } catch {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* never created */
+      }
+    }
+  }
+
+  private read(file: string): void {
+    let buf: Buffer;
+    try {
+      buf = readFileSync(file);
+    } catch {
+      return;
+    }
+    const nl = buf.indexOf(0x0a);
+    const [a, b, len, sum] = nl > 0 ? buf.subarray(0, nl).toString('utf8').split(' ') : [];
+    const payload = nl > 0 ? buf.subarray(nl + 1) : Buffer.alloc(0);
+    let ok = `${a} ${b}` === FORMAT && Number(len) === payload.length && createHash('sha256').update(payload).digest('hex') === sum;
+    if (ok) {
+      try {
+        const o = JSON.parse(payload.toString('utf8')) as unknown;
+        if (o && typeof o === 'object' && !Array.isArray(o) && Object.values(o).every((v) => typeof v === 'string')) this.known = new Map(Object.entries(o as Record<string, string>));
+        else ok = false;
+      } catch {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      try {
+        unlinkSync(file);
+      } catch {
+        /* gone */
+      }
+    }
+  }
+}
+
+/** Plain data that JSON gives back exactly. */
+function jsonSafe(v: unknown, depth = 0): boolean {
+  if (depth > 200) return false;
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (Array.isArray(v)) return v.every((x) => jsonSafe(x, depth + 1));
+  if (typeof v === 'object') {
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (k === '__proto__' || !jsonSafe(x, depth + 1)) return false;
+    return true;
+  }
+  return false;
+}

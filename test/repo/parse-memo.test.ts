@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ParseMemo } from '../../src/repo/parse-memo.js';
+
+const dirs: string[] = [];
+const file = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'standup-memo-'));
+  dirs.push(d);
+  return path.join(d, 'memo', 'repo.memo');
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('ParseMemo: YAML parsed once per text', () => {
+  it('a later load reads what an earlier one parsed, from the file, without parsing again', () => {
+    const f = file();
+    const a = new ParseMemo(f);
+    let parses = 0;
+    const yaml = (t: string) => () => {
+      parses++;
+      return parse(t) as unknown;
+    };
+    expect(a.get('object', 'a: 1\nb: [x, y]\n', yaml('a: 1\nb: [x, y]\n'))).toEqual({ a: 1, b: ['x', 'y'] });
+    expect(a.get('object', 'a: 1\nb: [x, y]\n', yaml('a: 1\nb: [x, y]\n'))).toEqual({ a: 1, b: ['x', 'y'] });
+    expect(parses).toBe(1);
+    a.save();
+    const b = new ParseMemo(f);
+    expect(b.get('object', 'a: 1\nb: [x, y]\n', yaml('a: 1\nb: [x, y]\n'))).toEqual({ a: 1, b: ['x', 'y'] });
+    expect(parses).toBe(1);
+    // How it is parsed is part of the key.
+    b.get('kustomization', 'a: 1\nb: [x, y]\n', yaml('a: 1\nb: [x, y]\n'));
+    expect(parses).toBe(2);
+  });
+
+  it('every use gets its own copy', () => {
+    const m = new ParseMemo(null);
+    const first = m.get('object', 'a: {b: 1}\n', () => parse('a: {b: 1}\n') as { a: { b: number } });
+    first.a.b = 99;
+    expect(m.get('object', 'a: {b: 1}\n', () => parse('a: {b: 1}\n') as { a: { b: number } })).toEqual({ a: { b: 1 } });
+  });
+
+  it('never keeps what JSON would change (.inf, .nan, -0)', () => {
+    const m = new ParseMemo(null);
+    let parses = 0;
+    for (const t of ['x: .inf\n', 'x: .nan\n', 'x: -0\n']) {
+      for (let i = 0; i < 2; i++) {
+        m.get('object', t, () => {
+          parses++;
+          return parse(t) as unknown;
+        });
+      }
+    }
+    expect(parses).toBe(6);
+  });
+
+  it('a damaged memo file is ignored and removed, never trusted', () => {
+    const f = file();
+    const a = new ParseMemo(f);
+    a.get('object', 'a: 1\n', () => ({ a: 1 }));
+    a.save();
+    const text = readFileSync(f, 'utf8');
+    expect(text).toContain(':1}');
+    writeFileSync(f, text.replace(':1}', ':2}'));
+    const b = new ParseMemo(f);
+    let parses = 0;
+    expect(b.get('object', 'a: 1\n', () => (parses++, { a: 1 }))).toEqual({ a: 1 });
+    expect(parses).toBe(1);
+  });
+});
