@@ -46,6 +46,9 @@ Examples:
   standup plan --path clusters/dev --source GitRepository/flux-system/home-ops
                                         ... when no root sync in git says what this repository is called
 
+A repeat run reuses the render cache ($XDG_CACHE_HOME/standup) for every build whose files did not change;
+--no-cache renders everything again.
+
 plan renders only the tiers whose files can hold a Flux Kustomization, so a broken app leaf does not slow it down
 or show up here: \`standup check\` renders every tier and reports every problem. A Kustomization whose content is
 not in the graph (another repository's source, a missing path, a failed build) is noted on stderr, and has
