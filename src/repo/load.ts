@@ -151,7 +151,6 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
     lastLoadStats.uncached = ctx.seq.uncached;
     lastLoadStats.cacheMisses = ctx.renderCache?.stats.misses ?? 0;
-    ctx.memo.save();
     ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;

@@ -2,13 +2,15 @@
 // (kustomization files, the documents discovery looks at, the objects a render reads). Keyed by a hash of the exact
 // text (and of how it is parsed), a result is the same every time, so it is kept as JSON, which parses many times
 // faster, in memory for the load and on disk between loads (one file per repository in the render cache's directory,
-// holding what the last load used, with the cache's header checks). Each use gets a fresh copy. A result JSON cannot
-// hold exactly (NaN, Infinity, -0, anything but plain data) is never kept.
+// with the cache's header checks, holding what the last KEEP_LOADS loads used, so that plan and check on one
+// repository do not evict each other's). Each use gets a fresh copy. A result JSON cannot hold exactly (NaN,
+// Infinity, -0, anything but plain data) is never kept.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-const FORMAT = 'standup-parse-memo 1';
+const FORMAT = 'standup-parse-memo 2';
+const KEEP_LOADS = 8;
 
 /**
  * Memos saved again when the process is about to exit: objects are parsed lazily, and commands (check's rules) read
@@ -27,9 +29,12 @@ function saveAtExit(m: ParseMemo): void {
 }
 
 export class ParseMemo {
-  private known = new Map<string, string>();
+  /** From the file: hash -> [JSON, the load that last used it]. */
+  private known = new Map<string, [string, number]>();
   private used = new Map<string, string>();
   private added = 0;
+  /** This load's number: one more than the file's. */
+  private gen = 1;
 
   /** @param file where the memo lives between loads, or null to keep it for this load only */
   constructor(private readonly file: string | null) {
@@ -41,7 +46,7 @@ export class ParseMemo {
 
   get<T>(how: string, text: string, parse: () => T): T {
     const h = createHash('sha1').update(how).update('\u0000').update(text).digest('base64');
-    const hit = this.used.get(h) ?? this.known.get(h);
+    const hit = this.used.get(h) ?? this.known.get(h)?.[0];
     if (hit !== undefined) {
       this.used.set(h, hit);
       return JSON.parse(hit) as T;
@@ -54,10 +59,16 @@ export class ParseMemo {
     return v;
   }
 
-  /** Writes what this load used (so the file never grows past one repository's texts), when that changed. */
+  /**
+   * Writes what this load used, with what the loads before it used and this one did not, up to KEEP_LOADS loads
+   * back; only when this load added something (a load that found everything leaves the file as it is).
+   */
   save(): void {
-    if (!this.file || (this.added === 0 && this.used.size === this.known.size)) return;
-    const payload = Buffer.from(JSON.stringify(Object.fromEntries(this.used)), 'utf8');
+    if (!this.file || this.added === 0) return;
+    const entries: Record<string, [string, number]> = {};
+    for (const [h, e] of this.known) if (e[1] > this.gen - KEEP_LOADS && !this.used.has(h)) entries[h] = e;
+    for (const [h, j] of this.used) entries[h] = [j, this.gen];
+    const payload = Buffer.from(JSON.stringify({ gen: this.gen, entries }), 'utf8');
     const head = `${FORMAT} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -75,7 +86,7 @@ export class ParseMemo {
         closeSync(fd);
       }
       renameSync(tmp, this.file);
-      this.known = new Map(this.used);
+      this.known = new Map(Object.entries(entries));
       this.added = 0;
     } catch {
       try {
@@ -99,9 +110,17 @@ export class ParseMemo {
     let ok = `${a} ${b}` === FORMAT && Number(len) === payload.length && createHash('sha256').update(payload).digest('hex') === sum;
     if (ok) {
       try {
-        const o = JSON.parse(payload.toString('utf8')) as unknown;
-        if (o && typeof o === 'object' && !Array.isArray(o) && Object.values(o).every((v) => typeof v === 'string')) this.known = new Map(Object.entries(o as Record<string, string>));
-        else ok = false;
+        const o = JSON.parse(payload.toString('utf8')) as { gen?: unknown; entries?: unknown };
+        const entries = o?.entries as Record<string, unknown> | undefined;
+        const valid =
+          typeof o?.gen === 'number' &&
+          !!entries &&
+          typeof entries === 'object' &&
+          Object.values(entries).every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'number');
+        if (valid) {
+          this.known = new Map(Object.entries(entries as Record<string, [string, number]>));
+          this.gen = (o.gen as number) + 1;
+        } else ok = false;
       } catch {
         ok = false;
       }

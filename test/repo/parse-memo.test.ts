@@ -34,6 +34,29 @@ describe('ParseMemo: YAML parsed once per text', () => {
     expect(parses).toBe(2);
   });
 
+  it('keeps what earlier loads used for a few loads (plan and check on one repository do not evict each other)', () => {
+    const f = file();
+    let parses = 0;
+    const get = (m: ParseMemo, t: string) => m.get('object', t, () => (parses++, parse(t) as unknown));
+    const first = new ParseMemo(f);
+    get(first, 'check: only\n');
+    first.save();
+    for (let i = 0; i < 7; i++) {
+      const m = new ParseMemo(f);
+      get(m, `plan: ${i}\n`);
+      m.save();
+    }
+    parses = 0;
+    get(new ParseMemo(f), 'check: only\n');
+    expect(parses).toBe(0);
+    // Eight loads later without a use, it is gone.
+    const m = new ParseMemo(f);
+    get(m, 'plan: 8\n');
+    m.save();
+    get(new ParseMemo(f), 'check: only\n');
+    expect(parses).toBe(2);
+  });
+
   it('every use gets its own copy', () => {
     const m = new ParseMemo(null);
     const first = m.get('object', 'a: {b: 1}\n', () => parse('a: {b: 1}\n') as { a: { b: number } });
