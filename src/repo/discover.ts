@@ -12,7 +12,7 @@
 // Two roots that sync one path are one cluster whose sources are all this repository.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { yaml } from './lazy.js';
 import type { SourceRef } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { objectId } from '../model/ref.js';
@@ -146,7 +146,7 @@ function docsOf(text: string, memo?: ParseMemo): Obj[] {
 function parseDocs(text: string): Obj[] {
   const out: Obj[] = [];
   try {
-    for (const d of parseAllDocuments(text, { uniqueKeys: false })) {
+    for (const d of yaml().parseAllDocuments(text, { uniqueKeys: false })) {
       if (d.errors.length) continue;
       const js = d.toJS({ maxAliasCount: -1 }) as unknown;
       if (js && typeof js === 'object' && !Array.isArray(js)) out.push(js as Obj);

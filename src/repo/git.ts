@@ -2,11 +2,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from './lazy.js';
 import { ConfigError } from '../model/errors.js';
 
 /** The top of the git work tree that holds `dir`, or null when `dir` is not inside one (or git is missing). */
 export async function findGitRoot(dir: string): Promise<string | null> {
+  const { execa } = await loadExeca();
   const r = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir, reject: false });
   return r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
@@ -24,6 +25,7 @@ export interface ExportedRevision {
  * read or touched. The caller must call cleanup().
  */
 export async function exportRevision(repo: string, rev: string): Promise<ExportedRevision> {
+  const { execa } = await loadExeca();
   const parsed = await execa('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: repo, reject: false });
   if (parsed.exitCode !== 0 || !parsed.stdout.trim()) {
     throw new ConfigError('REV_NOT_FOUND', `git revision "${rev}" not found in ${repo}`, 'Pass a branch, tag or commit that exists in this repository.');

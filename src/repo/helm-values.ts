@@ -1,7 +1,7 @@
 // The values a flux-instance HelmRelease gives its chart, merged as helm-controller merges them: each valuesFrom
 // ConfigMap or Secret in order (a YAML document under valuesKey, default values.yaml, or one value at targetPath),
 // then spec.values on top. Discovery reads `instance.sync` from the result: where the FluxInstance syncs from.
-import { parse } from 'yaml';
+import { yaml } from './lazy.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -81,7 +81,7 @@ export function mergeValues(hr: Obj, find: (kind: string, name: string) => Obj |
     }
     let doc: unknown;
     try {
-      doc = parse(text, { uniqueKeys: false });
+      doc = yaml().parse(text, { uniqueKeys: false });
     } catch {
       unreadable.push(`${id} (key ${ref.valuesKey} is not YAML)`);
       continue;

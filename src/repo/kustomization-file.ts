@@ -2,7 +2,7 @@
 // prescreen.ts (will this build fail?) and flux-scan.ts (can it yield a Flux Kustomization?).
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from './lazy.js';
 import { KUSTOMIZATION_FILES } from './overlay.js';
 import type { ParseMemo } from './parse-memo.js';
 
@@ -35,7 +35,7 @@ function load(dir: string, memo?: ParseMemo): KustomizationRead {
   if (!file) return null;
   try {
     const text = readFileSync(file, 'utf8');
-    const doc = memo ? memo.get('kustomization', text, () => parse(text, { uniqueKeys: false }) as unknown) : (parse(text, { uniqueKeys: false }) as unknown);
+    const doc = memo ? memo.get('kustomization', text, () => yaml().parse(text, { uniqueKeys: false }) as unknown) : (yaml().parse(text, { uniqueKeys: false }) as unknown);
     return { doc, file, count: present.length };
   } catch {
     return 'unparseable';

@@ -1,7 +1,7 @@
 // Reads what kustomize prints: splits the output into objects, reads each one's identity (apiVersion, kind,
 // metadata) with a line scanner, and parses whole objects only on demand. Also cleans kustomize's error text.
 import path from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from './lazy.js';
 import type { ParseMemo } from './parse-memo.js';
 
 const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
@@ -191,7 +191,7 @@ export function slowHeader(text: string): Header {
   }
   let h: Loose = {};
   try {
-    h = (parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
+    h = (yaml().parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
   } catch {
     h = {};
   }
@@ -220,7 +220,7 @@ export function materialize(text: string, memo?: ParseMemo): Record<string, unkn
 function parseObject(text: string): Record<string, unknown> {
   let raw: unknown;
   try {
-    raw = parse(text, { uniqueKeys: false, maxAliasCount: -1 });
+    raw = yaml().parse(text, { uniqueKeys: false, maxAliasCount: -1 });
   } catch {
     raw = {};
   }

@@ -8,7 +8,7 @@
 // Debugging: STANDUP_DEBUG_BUILD=1 prints each kustomize run (time, exit, output size, stderr) to stderr.
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from './lazy.js';
 import { ConfigError } from '../model/errors.js';
 import { cleanError, parseBuilt, scanHeader, type BuiltObject } from './kustomize-output.js';
 
@@ -204,6 +204,7 @@ export class Builder {
     const [bin, ...pre] = this.o.kustomize.command;
     this.spawned++;
     const t0 = performance.now();
+    const { execa } = await loadExeca();
     const r = await execa(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], {
       reject: false,
       maxBuffer: 1024 * 1024 * 1024,

@@ -3,7 +3,7 @@
 //
 // Debugging: STANDUP_DEBUG_KEEP=1 keeps the temp overlays and batches (their directory is under /dev/shm or $TMPDIR).
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
@@ -11,7 +11,6 @@ import { ConfigError } from '../model/errors.js';
 import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { sortProblems } from '../model/problem.js';
-import { CONFIG_FILE, readConfig } from './config.js';
 import { DEFAULT_SOURCE, discoverClusters, entryName, normalizeRepoPath, type ClusterEntry, type Discovery } from './discover.js';
 import { exportRevision, findGitRoot, type ExportedRevision } from './git.js';
 import { ArtifactStore } from './artifacts.js';
@@ -71,6 +70,9 @@ export interface LoadedRepository {
   /** What the user should know about how the load was read (a source that had to be assumed), for stderr. */
   notices: string[];
 }
+
+/** tiers.yaml (config.ts's CONFIG_FILE, which is not imported here: see readTiers). */
+export const CONFIG_FILE = 'tiers.yaml';
 
 /** Statistics of the last load in this process (kustomize processes spawned, builds requested); for benchmarks. */
 /** uncached: builds the render cache cannot key (a remote base, an unknown field: build-inputs.ts). */
@@ -134,10 +136,10 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
   let work: string | null = null;
   try {
     const sourceFlag = o.source !== undefined ? parseSourceFlag(o.source) : null;
-    const { config, file } = await readConfig(readRoot);
     const kustomize = findKustomize();
     work = mkdtempSync(path.join(workBase(), 'standup-render-'));
     const ctx = renderContext(readRoot, work, kustomize, o, root);
+    const { config, file } = await readTiers(readRoot, ctx.memo);
     const cacheNotice = ctx.renderCache?.disabled ? [`render cache not used: ${ctx.renderCache.disabled}; pass --no-cache to silence this`] : [];
     const discover = (wanted?: ReadonlySet<string>, under?: string[]) => discoverWith(ctx, wanted, under);
     const selected = await selectEntries(readRoot, config, o, cwd, discover);
@@ -151,6 +153,8 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
     lastLoadStats.uncached = ctx.seq.uncached;
     lastLoadStats.cacheMisses = ctx.renderCache?.stats.misses ?? 0;
+    // Saved now for a next load in this process, and again at exit with what commands parsed after the load.
+    ctx.memo.save();
     ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
@@ -188,6 +192,28 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
  * @param root the directory read (the work tree, or an exported revision)
  * @param repoRoot the repository as the user names it, whose parse memo this load reads and writes
  */
+/**
+ * tiers.yaml, validated; from the parse memo when this text was validated before, so that its parser (yaml and zod,
+ * ~130 ms to import) loads only for a configuration that changed. A configuration error is never kept.
+ */
+async function readTiers(root: string, memo: ParseMemo): Promise<{ config: StandupConfig; file: string | null }> {
+  const file = path.join(root, CONFIG_FILE);
+  let text: string | null;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return (await import('./config.js')).readConfig(root);
+    text = null;
+  }
+  const how = text === null ? 'tiers.yaml absent' : 'tiers.yaml';
+  let config = memo.peek<StandupConfig>(how, text ?? '');
+  if (config === undefined) {
+    config = text === null ? (await import('../model/config.js')).emptyConfig() : (await import('./config.js')).parseConfig(text, CONFIG_FILE);
+    memo.put(how, text ?? '', config);
+  }
+  return { config, file: text === null ? null : file };
+}
+
 function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache'>, repoRoot = root): RenderContext {
   const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
   const kustomizeId = o.cache ? binaryId(kustomize.command) : null;

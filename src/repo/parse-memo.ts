@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { codeId } from './code-id.js';
 
 const FORMAT = 'standup-parse-memo 2';
 const KEEP_LOADS = 8;
@@ -45,18 +46,27 @@ export class ParseMemo {
   }
 
   get<T>(how: string, text: string, parse: () => T): T {
-    const h = createHash('sha1').update(how).update('\u0000').update(text).digest('base64');
-    const hit = this.used.get(h) ?? this.known.get(h)?.[0];
-    if (hit !== undefined) {
-      this.used.set(h, hit);
-      return JSON.parse(hit) as T;
-    }
+    const hit = this.peek<T>(how, text);
+    if (hit !== undefined) return hit;
     const v = parse();
-    if (jsonSafe(v)) {
-      this.used.set(h, JSON.stringify(v));
-      this.added++;
-    }
+    this.put(how, text, v);
     return v;
+  }
+
+  /** What parsing `text` this way gave before, or undefined. */
+  peek<T>(how: string, text: string): T | undefined {
+    const h = key(how, text);
+    const hit = this.used.get(h) ?? this.known.get(h)?.[0];
+    if (hit === undefined) return undefined;
+    this.used.set(h, hit);
+    return JSON.parse(hit) as T;
+  }
+
+  /** Keeps what parsing `text` this way gave (when JSON holds it exactly). */
+  put(how: string, text: string, value: unknown): void {
+    if (!jsonSafe(value)) return;
+    this.used.set(key(how, text), JSON.stringify(value));
+    this.added++;
   }
 
   /**
@@ -69,7 +79,7 @@ export class ParseMemo {
     for (const [h, e] of this.known) if (e[1] > this.gen - KEEP_LOADS && !this.used.has(h)) entries[h] = e;
     for (const [h, j] of this.used) entries[h] = [j, this.gen];
     const payload = Buffer.from(JSON.stringify({ gen: this.gen, entries }), 'utf8');
-    const head = `${FORMAT} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
+    const head = `${FORMAT} ${codeId()} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       // Only the memo's own folder: a cache directory removed meanwhile (a test's, a user's) is not brought back.
@@ -105,9 +115,10 @@ export class ParseMemo {
       return;
     }
     const nl = buf.indexOf(0x0a);
-    const [a, b, len, sum] = nl > 0 ? buf.subarray(0, nl).toString('utf8').split(' ') : [];
+    const [a, b, code, len, sum] = nl > 0 ? buf.subarray(0, nl).toString('utf8').split(' ') : [];
     const payload = nl > 0 ? buf.subarray(nl + 1) : Buffer.alloc(0);
-    let ok = `${a} ${b}` === FORMAT && Number(len) === payload.length && createHash('sha256').update(payload).digest('hex') === sum;
+    // Another standup's memo (another build, another yaml library) is not this one's to trust.
+    let ok = `${a} ${b}` === FORMAT && code === codeId() && Number(len) === payload.length && createHash('sha256').update(payload).digest('hex') === sum;
     if (ok) {
       try {
         const o = JSON.parse(payload.toString('utf8')) as { gen?: unknown; entries?: unknown };
@@ -134,6 +145,8 @@ export class ParseMemo {
     }
   }
 }
+
+const key = (how: string, text: string) => createHash('sha1').update(how).update('\u0000').update(text).digest('base64');
 
 /** Plain data that JSON gives back exactly. */
 function jsonSafe(v: unknown, depth = 0): boolean {

@@ -18,6 +18,7 @@ import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay, type Ignored } from './overlay.js';
 import type { SourceIgnore } from './sourceignore.js';
 import type { ParseMemo } from './parse-memo.js';
+import { codeId } from './code-id.js';
 import { createHash } from 'node:crypto';
 import type { BuildInputs } from './build-inputs.js';
 import type { CachedOutcome, RenderCache } from './render-cache.js';
@@ -132,7 +133,7 @@ function cacheKey(ctx: RenderContext, overlayDir: string, keyText: string): stri
     parts.push([path.relative(ctx.root, f).split(path.sep).join('/'), h]);
   }
   parts.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify({ v: CACHE_KEY_VERSION, kustomize: ctx.kustomizeId, overlay: keyText, inputs: parts })).digest('hex');
+  return createHash('sha256').update(JSON.stringify({ v: CACHE_KEY_VERSION, code: codeId(), kustomize: ctx.kustomizeId, overlay: keyText, inputs: parts })).digest('hex');
 }
 
 /** Paths in a stored error are this run's; placeholders make them the next run's on the way back. */

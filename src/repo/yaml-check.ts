@@ -1,7 +1,7 @@
 // Locates malformed YAML (file:line:col) behind a failed build: kustomize's own message rarely gives a line.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { yaml } from './lazy.js';
 
 export interface YamlError {
   /** Absolute path. */
@@ -19,9 +19,9 @@ export function yamlErrors(file: string): YamlError[] {
   } catch {
     return [];
   }
-  const lc = new LineCounter();
+  const lc = new (yaml().LineCounter)();
   const out: YamlError[] = [];
-  for (const doc of parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {
+  for (const doc of yaml().parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {
     for (const e of doc.errors) {
       const { line, col } = lc.linePos(e.pos[0]);
       out.push({ file, line, col, message: `${e.code}: ${e.message.split('\n')[0]}` });

@@ -281,3 +281,20 @@ describe('bounded, and private to its user', () => {
     appendFileSync(path.join(cache, 'unrelated'), 'x');
   });
 });
+
+describe('tiers.yaml through the parse memo', () => {
+  it('an edited tiers.yaml is read again, and an invalid one is an error every time', async () => {
+    const repo = temp('standup-cache-repo-');
+    cpSync(fixture('cache-edits'), repo, { recursive: true });
+    const cache = temp('standup-cache-');
+    writeFileSync(path.join(repo, 'tiers.yaml'), 'clusters:\n  dev:\n    path: clusters/dev\nexclude: [flux-system/generated]\n');
+    expect((await loadRepository({ repo, cache })).config.exclude).toEqual(['flux-system/generated']);
+    expect((await loadRepository({ repo, cache })).config.exclude).toEqual(['flux-system/generated']);
+    writeFileSync(path.join(repo, 'tiers.yaml'), 'clusters:\n  dev:\n    path: clusters/dev\nexclude: [flux-system/apps]\n');
+    expect((await loadRepository({ repo, cache })).config.exclude).toEqual(['flux-system/apps']);
+    writeFileSync(path.join(repo, 'tiers.yaml'), 'clusters:\n  dev:\n    path: clusters/dev\n    resetable: true\n');
+    for (let i = 0; i < 2; i++) await expect(loadRepository({ repo, cache })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    rmSync(path.join(repo, 'tiers.yaml'));
+    expect((await loadRepository({ repo, cache })).configFile).toBeNull();
+  });
+});
