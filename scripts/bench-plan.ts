@@ -37,8 +37,8 @@ interface RepoCase {
 
 // The three largest repositories of the corpus and their live cluster entry (../shared/corpus/INDEX.md).
 const REPOS: RepoCase[] = [
-  { id: 'sulibot', dir: 'sulibot__home-ops', entry: 'kubernetes/clusters/cluster-101', edit: 'kubernetes/apps/tier-2-applications/actual/app/helmrelease.yaml' },
-  { id: 'joryirving', dir: 'joryirving__home-ops', entry: 'kubernetes/clusters/main', edit: 'kubernetes/apps/base/home-automation/home-assistant/app/helmrelease.yaml' },
+  { id: 'sulibot', dir: 'sulibot__home-ops', entry: 'kubernetes/clusters/cluster-101', edit: 'kubernetes/apps/tier-2-applications/actions-runner-controller/app/helmrelease.yaml' },
+  { id: 'joryirving', dir: 'joryirving__home-ops', entry: 'kubernetes/clusters/main', edit: 'kubernetes/apps/base/actions-runner-system/actions-runner-controller/app/helmrelease.yaml' },
   { id: 'bjw-s', dir: 'bjw-s-labs__home-ops', entry: 'kubernetes/flux/cluster', edit: 'kubernetes/apps/ai/litellm-operator/app/helmrelease.yaml' },
 ];
 
