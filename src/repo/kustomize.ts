@@ -8,7 +8,7 @@
 // Debugging: STANDUP_DEBUG_BUILD=1 prints each kustomize run (time, exit, output size, stderr) to stderr.
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadExeca } from './lazy.js';
+import { spawn } from 'node:child_process';
 import { ConfigError } from '../model/errors.js';
 import { cleanError, parseBuilt, scanHeader, type BuiltObject } from './kustomize-output.js';
 
@@ -204,20 +204,42 @@ export class Builder {
     const [bin, ...pre] = this.o.kustomize.command;
     this.spawned++;
     const t0 = performance.now();
-    const { execa } = await loadExeca();
-    const r = await execa(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], {
-      reject: false,
-      maxBuffer: 1024 * 1024 * 1024,
-      stripFinalNewline: false,
-      env: { KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') },
-    });
-    if (process.env.STANDUP_DEBUG_BUILD) process.stderr.write(`build ${path.basename(dir)} ${(performance.now() - t0).toFixed(0)}ms exit=${r.exitCode} out=${String(r.stdout).length}\n`);
-    if (process.env.STANDUP_DEBUG_BUILD && r.exitCode !== 0) process.stderr.write(String(r.stderr).slice(0, 1500) + "\n");
-    if (r.exitCode !== 0 || r.failed) {
-      return { ok: false, error: cleanError(String(r.stderr || r.message)), reported: r.exitCode === 1 && !r.signal && !r.timedOut && String(r.stderr).trim() !== '' };
+    const r = await run(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], { ...process.env, KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') });
+    if (process.env.STANDUP_DEBUG_BUILD) process.stderr.write(`build ${path.basename(dir)} ${(performance.now() - t0).toFixed(0)}ms exit=${r.exitCode} out=${r.stdout.length}\n`);
+    if (process.env.STANDUP_DEBUG_BUILD && r.exitCode !== 0) process.stderr.write(r.stderr.slice(0, 1500) + '\n');
+    if (r.exitCode !== 0) {
+      return { ok: false, error: cleanError(r.stderr || r.error || `${bin} exited with ${r.signal ?? r.exitCode}`), reported: r.exitCode === 1 && r.signal === null && r.stderr.trim() !== '' };
     }
-    return { ok: true, objects: parseBuilt(String(r.stdout), dir) };
+    return { ok: true, objects: parseBuilt(r.stdout, dir) };
   }
+}
+
+interface RunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Why the process did not start (ENOENT), if it did not. */
+  error: string | null;
+}
+
+/**
+ * Runs a command to completion with its output collected (node:child_process directly: execa costs ~100 ms to
+ * import, more than a small kustomize build, and a warm load starts at most a few).
+ */
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let error: string | null = null;
+    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => (error = e.message));
+    child.on('close', (code, signal) =>
+      resolve({ exitCode: error !== null && code === null ? -1 : code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), error }),
+    );
+  });
 }
 
 const marker = (n: number) => `zsq${n}x-`;

@@ -19,6 +19,8 @@ const EXCLUDE_DEFAULTS = [
 interface Pattern {
   domain: string[];
   parts: string[];
+  /** One matcher per part: Go's path.Match, or a plain comparison where the part allows it (most do). */
+  matchers: ((name: string) => boolean | null)[];
   inclusion: boolean;
   dirOnly: boolean;
   isGlob: boolean;
@@ -36,7 +38,21 @@ export function parsePattern(p: string, domain: string[]): Pattern {
     dirOnly = true;
     p = p.slice(0, -1);
   }
-  return { domain: [...domain], parts: p.split('/'), inclusion, dirOnly, isGlob: p.includes('/') };
+  const parts = p.split('/');
+  return { domain: [...domain], parts, matchers: parts.map(compile), inclusion, dirOnly, isGlob: p.includes('/') };
+}
+
+const SPECIAL = /[*?[\\]/;
+
+/** A name matcher equal to Go's path.Match(part, name) for one path segment (which holds no '/'). */
+function compile(part: string): (name: string) => boolean | null {
+  if (!SPECIAL.test(part)) return (name) => name === part;
+  // `*` matches any run of non-separator characters: `*.png` is a suffix, `*` anything.
+  if (part.startsWith('*') && !SPECIAL.test(part.slice(1))) {
+    const suffix = part.slice(1);
+    return (name) => name.endsWith(suffix);
+  }
+  return (name) => match(part, name);
 }
 
 const match = (pattern: string, name: string): boolean | null => {
@@ -50,7 +66,7 @@ const match = (pattern: string, name: string): boolean | null => {
 
 function simpleNameMatch(p: Pattern, names: string[], isDir: boolean): boolean {
   for (let i = 0; i < names.length; i++) {
-    const m = match(p.parts[0]!, names[i]!);
+    const m = p.matchers[0]!(names[i]!);
     if (m === null) return false;
     if (!m) continue;
     if (p.dirOnly && !isDir && i === names.length - 1) return false;
@@ -81,7 +97,7 @@ function globMatch(p: Pattern, names: string[], isDir: boolean): boolean {
       while (rest.length > 0) {
         const e = rest[0]!;
         rest = rest.slice(1);
-        const m = match(part, e);
+        const m = p.matchers[i]!(e);
         if (m === null) return false;
         if (m) {
           matched = true;
@@ -91,7 +107,7 @@ function globMatch(p: Pattern, names: string[], isDir: boolean): boolean {
         }
       }
     } else {
-      const m = match(part, rest[0]!);
+      const m = p.matchers[i]!(rest[0]!);
       if (!m) return false;
       matched = true;
       rest = rest.slice(1);

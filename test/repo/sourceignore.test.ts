@@ -3,7 +3,8 @@
 // does to a render: kustomize-controller never sees those files.
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRepository } from '../../src/repo/load.js';
-import { readPatterns, SourceIgnore } from '../../src/repo/sourceignore.js';
+import { goMatch } from '../../src/repo/artifact-generator/go-match.js';
+import { parsePattern, readPatterns, SourceIgnore } from '../../src/repo/sourceignore.js';
 import { cleanupRepos, cm, devTiers, ks, makeRepo } from './helpers.js';
 
 afterAll(cleanupRepos);
@@ -40,6 +41,21 @@ describe('SourceIgnore', () => {
     expect(m.ignores('kubernetes/apps/keep.yaml')).toBe(false);
     expect(m.ignores('kubernetes/apps/x/y/tmp/z.yaml')).toBe(true);
     expect(m.ignores('kubernetes/flux/tmp/z.yaml')).toBe(false);
+  });
+});
+
+describe("the fast comparisons give what Go's path.Match gives", () => {
+  it.each(['*.png', '*', '.git', 'cloudbuild.yaml', '*.tar.gz', 'a*b', '[ab].yaml', 'x?z', '\\*.yaml'])('%s', (pattern) => {
+    const m = parsePattern(pattern, []).matchers[0]!;
+    for (const name of ['a.png', '.png', 'png', 'a.PNG', '.git', 'git', 'cloudbuild.yaml', 'x.tar.gz', 'ab', 'axb', 'a.yaml', 'xyz', '*.yaml', '']) {
+      let go: boolean | null;
+      try {
+        go = goMatch(pattern, name);
+      } catch {
+        go = null;
+      }
+      expect(m(name), `${pattern} ~ ${name}`).toBe(go);
+    }
   });
 });
 
