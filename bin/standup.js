@@ -1,26 +1,29 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/, built by `npm ci` through the prepare script) when it is at least as new as every
-// file in src/, which halves start-up; otherwise runs the TypeScript source through tsx, so an edit is never
-// shadowed by a stale build.
+// The installed command: runs the compiled CLI in dist/ and nothing else (no TypeScript loader at run time).
+// In a clone of the repository, `npm ci` builds dist/ (the prepare script); `npm run standup` runs the source.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = path.join(root, 'dist/cli/main.js');
+const src = path.join(root, 'src');
 
-function newestSource(dir) {
-  let newest = 0;
-  for (const name of readdirSync(dir, { recursive: true })) {
-    if (name.endsWith('.ts')) newest = Math.max(newest, statSync(path.join(dir, name)).mtimeMs);
-  }
-  return newest;
+if (!existsSync(compiled)) {
+  process.stderr.write(`✗ ${path.relative(process.cwd(), compiled) || compiled} is missing: this copy of standup was never built\n` +
+    '  In a clone of the repository run `npm run build` (or `npm run standup -- ARGS` to run the TypeScript source).\n');
+  process.exitCode = 2;
+} else {
+  // Only a clone has src/ (the package ships dist/ alone): there, say when the build is older than an edit, so a
+  // stale dist/ never passes for the current code in silence.
+  if (existsSync(src)) warnIfStale(statSync(compiled).mtimeMs);
+  const { main } = await import(pathToFileURL(compiled).href);
+  await main();
 }
 
-if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSource(path.join(root, 'src'))) {
-  await import(compiled);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../src/cli/main.ts');
+function warnIfStale(builtAt) {
+  const edited = readdirSync(src, { recursive: true }).find((f) => f.endsWith('.ts') && statSync(path.join(src, f)).mtimeMs > builtAt);
+  if (edited) {
+    process.stderr.write(`! dist/ is older than src/${edited}: this runs the last build. Run \`npm run build\`, or \`npm run standup -- ARGS\` for the source.\n`);
+  }
 }

@@ -7,6 +7,8 @@ export interface Io {
   style: Style;
   errStyle: Style;
   isTTY: boolean;
+  /** stderr is a terminal: progress lines go there (never into a pipe or a CI log). */
+  errIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
@@ -23,7 +25,11 @@ export function processIo(): Io {
     style: pickStyle(process.stdout),
     errStyle: pickStyle(process.stderr),
     isTTY: !!process.stdout.isTTY,
+    errIsTTY: !!process.stderr.isTTY,
     env: process.env,
     cwd: process.cwd(),
   };
 }
+
+/** Whether the run is in CI (`CI` set to anything but false), where nothing is redrawn in place. */
+export const inCI = (env: NodeJS.ProcessEnv): boolean => !!env.CI && env.CI !== 'false' && env.CI !== '0';

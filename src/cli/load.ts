@@ -4,7 +4,9 @@ import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { planCluster, type PlanContext } from '../plan/plan.js';
 import type { GlobalOptions } from './options.js';
-import type { Io } from './io.js';
+import { inCI, type Io } from './io.js';
+import { debugEnabled } from '../model/debug.js';
+import { noProgress, progressLine, type Progress } from '../ui/progress.js';
 import { renderProblemsText } from '../ui/problems-text.js';
 
 export interface Planned {
@@ -16,11 +18,39 @@ export interface Planned {
  * Loads the repository (or one revision of it) and plans every selected cluster. `scope: 'graph'` is for commands
  * that show only the Kustomization graph: leaf tiers are not built, so their build problems are not seen either.
  */
-export async function loadAndPlan(o: GlobalOptions, io: Io, rev?: string, scope: 'all' | 'graph' = 'all'): Promise<Planned> {
-  const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, source: o.source, rev, scope, cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false) });
+export async function loadAndPlan(
+  o: GlobalOptions,
+  io: Io,
+  rev?: string,
+  scope: 'all' | 'graph' = 'all',
+  /** Where the build progress goes; by default a progress line on a terminal's stderr (see loadProgress). */
+  onProgress?: (done: number, total: number) => void,
+): Promise<Planned> {
+  const own = onProgress ? null : loadProgress(io);
+  let repo: LoadedRepository;
+  try {
+    repo = await loadRepository({
+      repo: o.repo ?? undefined,
+      clusters: o.cluster.length ? o.cluster : undefined,
+      path: o.path,
+      source: o.source,
+      rev,
+      scope,
+      cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false),
+      onProgress: onProgress ?? own!.update,
+    });
+  } finally {
+    own?.stop();
+  }
   for (const n of repo.notices) io.err(`${io.errStyle.yellow('!')} ${n}\n`);
   const exclude = new Set(repo.config.exclude);
   return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };
+}
+
+/** "rendering 87/135 Kustomizations" on stderr while a large repository loads: only on a terminal, never in CI or with --verbose. */
+export function loadProgress(io: Io): Progress {
+  if (!io.errIsTTY || inCI(io.env) || io.env.TERM === 'dumb' || debugEnabled()) return noProgress;
+  return progressLine(process.stderr, { label: (done, total) => `rendering ${done}/${total} Kustomizations` });
 }
 
 /**

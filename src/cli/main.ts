@@ -1,4 +1,5 @@
 import { CommanderError } from '@commander-js/extra-typings';
+import { setDebugSink } from '../model/debug.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
@@ -7,11 +8,14 @@ import { buildProgram } from './program.js';
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
   let code: number = ExitCode.ok;
   const program = buildProgram(io, (c) => (code = c)).exitOverride();
+  const debugSink = setDebugSink(null);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (e) {
     return reportError(e, io);
+  } finally {
+    setDebugSink(debugSink); // --verbose lasts one command (tests run many in one process)
   }
 }
 
@@ -39,10 +43,12 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-// Only this entry point may end the process, and only when run as the program (not when imported by tests). The
-// normal path sets the exit code and lets Node drain stdout and stderr: exiting at once cuts piped output at 64 KiB.
-const invoked = process.argv[1] ?? '';
-if (/(main\.ts|standup(\.js)?)$/.test(invoked)) {
+/**
+ * The program: runs the CLI on process.argv and sets the exit code. Only this entry point may end the process, and
+ * only through `exitNow` (a second Ctrl-C): the normal path sets the exit code and lets Node drain stdout and stderr,
+ * since exiting at once cuts piped output at 64 KiB. bin/standup.js calls it; so does `tsx src/cli/main.ts`.
+ */
+export async function main(): Promise<void> {
   const io = processIo();
   io.exitNow = (code) => {
     process.exitCode = code;
@@ -50,3 +56,6 @@ if (/(main\.ts|standup(\.js)?)$/.test(invoked)) {
   };
   process.exitCode = await runCli(process.argv.slice(2), io);
 }
+
+// Run directly (`npm run standup`, `node --import tsx src/cli/main.ts`); an import (tests, bin/standup.js) does not.
+if (/main\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) await main();

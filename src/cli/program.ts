@@ -1,6 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Io } from './io.js';
-import { collect, type GlobalOptions } from './options.js';
+import { setDebugSink } from '../model/debug.js';
+import { collect, parseOutput, type GlobalOptions } from './options.js';
+import { packageInfo } from './package-info.js';
 
 export const EXIT_CODES_HELP = `
 Exit codes:
@@ -18,7 +20,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'Bring a Flux cluster up in the order its git repository declares, and resume a stuck cold start.\n' +
         'The order (TIER_ORDER) is derived from spec.dependsOn of every Flux Kustomization, never kept by hand.',
     )
-    .version('0.1.0')
+    .version(packageInfo().version, '-V, --version', 'print the client version (`standup version` also asks the cluster)')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .addOption(new Option('--repo <dir>', 'the Flux repository (default: the git root of the current directory)'))
@@ -26,8 +28,15 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--path <dir>', 'an entry path to read instead of a named cluster'))
     .addOption(new Option('--source <kind/ns/name>', 'the root sync\'s source, when the repository does not say it (e.g. GitRepository/flux-system/flux-system)'))
     .addOption(new Option('--no-cache', 'render every kustomize build again; neither read nor write the render cache ($XDG_CACHE_HOME/standup)'))
-    .addOption(new Option('-o, --output <format>', 'output format (text, json; graph also mermaid, dot)'))
-    .addHelpText('after', EXIT_CODES_HELP);
+    .addOption(new Option('-o, --output <format>', 'output format: text, json, yaml; plan and diff also markdown; graph also mermaid, dot').argParser(parseOutput))
+    .addOption(new Option('--verbose', 'debug logs on stderr: kustomize builds, git, API calls, timings'))
+    .addHelpText('after', EXIT_CODES_HELP)
+    .hook('preAction', (self) => {
+      // A program option is taken anywhere on the line, so `check --verbose` lands here too (and check also lists
+      // every tier of a folded finding): more detail on stdout, debug lines on stderr.
+      if (!(self.opts() as { verbose?: boolean }).verbose) return;
+      setDebugSink((line) => io.err(io.errStyle.dim(`debug +${(performance.now() / 1000).toFixed(3)}s ${line}`) + '\n'));
+    });
 
   const globals = (cmd: { optsWithGlobals(): object }): GlobalOptions => {
     const o = cmd.optsWithGlobals() as Partial<GlobalOptions>;
@@ -38,6 +47,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('plan')
     .description('print TIER_ORDER per cluster, as levels: tiers in one level do not depend on each other')
+    .argument('[names...]', 'only these Kustomizations (NAME or NAMESPACE/NAME); levels keep their numbers')
+    .option('-n, --namespace <namespace>', 'only Kustomizations in this namespace (default: every namespace)')
+    .option('-A, --all-namespaces', 'every namespace (the default; accepted as kubectl and flux take it)')
     .addHelpText('after', `
 Examples:
   standup plan                          every cluster in tiers.yaml (or discovered from flux-system/gotk-sync.yaml)
@@ -45,6 +57,8 @@ Examples:
   standup plan --path clusters/dev      an entry path, without tiers.yaml
   standup plan --path clusters/dev --source GitRepository/flux-system/home-ops
                                         ... when no root sync in git says what this repository is called
+  standup plan apps platform-config     two tiers: their levels and what they depend on
+  standup plan -n apps -o markdown      a namespace's Kustomizations as a table for a PR comment
 
 A repeat run reuses the render cache ($XDG_CACHE_HOME/standup) for every build whose files did not change;
 --no-cache renders everything again.
@@ -53,7 +67,9 @@ plan renders only the tiers whose files can hold a Flux Kustomization, so a brok
 or show up here: \`standup check\` renders every tier and reports every problem. A Kustomization whose content is
 not in the graph (another repository's source, a missing path, a failed build) is noted on stderr, and has
 "expanded": false in -o json.`)
-    .action(async (_o, cmd) => run(async () => (await import('./commands/plan.js')).plan(globals(cmd), io))());
+    .action(async (names, o, cmd) =>
+      run(async () => (await import('./commands/plan.js')).plan({ ...globals(cmd), ...o, names }, io))(),
+    );
 
   program
     .command('graph')
@@ -72,14 +88,31 @@ Examples:
     .description('report every static problem at once: cycles, missing dependencies, runtime-created CRDs, drift')
     .option('--strict', 'fail on warnings too')
     .option('--legacy-order <file>', 'compare a hand-kept TIER_ORDER (a script with TIER_ORDER=(...) or a list) with the graph')
+    .option('--severity <level>', 'show only problems this severe or more: error, warning, info (default: all)')
+    .option('--code <code>', 'show only problems with this code (repeatable)', collect)
+    .option('--verbose', 'list every tier of a folded finding')
     .addHelpText('after', `
-Problem codes: cycle, missing-dependency, duplicate, runtime-crd, unresolved-substitution, wait-dependency,
-cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed, external-source (an info: a tier whose
-source is not this repository, so it is not evaluated; never fails check). The summary says how many
+Output (-o): text (default), json, sarif (SARIF 2.1.0 for code scanning), github (workflow commands that
+annotate a pull request), markdown (a PR comment or job summary).
+
+Problem codes: cycle, missing-dependency, duplicate, runtime-crd, helmrelease-order, health-check-target,
+unresolved-substitution, wait-dependency, cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed,
+external-source, bootstrap-unreadable, ignore-unmatched, ignore-invalid. external-source is an info (a tier whose
+source is not this repository, so it is not evaluated; never fails check); the summary says how many
 Kustomizations were evaluated.
+
+runtime-crd knows what the bootstrap installs before Flux (helmfile releases and their hooks, bootstrap/
+kustomize folders, tiers.yaml platform:), which charts ship which CRD groups, and the dependsOn graph: a
+deadlock is an error, a race (converges only after retries) a warning. Suppress a finding with a reason in
+tiers.yaml (ignore: [{code, object|tier|group, reason}]) or on the object
+(annotation standup.io/ignore: "runtime-crd: installed by the NAS operator").
 
 Examples:
   standup check                                       exit 2 on any error
+  standup check --severity error                      errors only
+  standup check --code runtime-crd --verbose          every runtime-crd finding, every tier listed
+  standup check -o sarif > standup.sarif              upload with github/codeql-action/upload-sarif
+  standup check -o github                             annotations in a GitHub Actions job
   standup check --legacy-order bootstrap/standup.sh   what the old script's TIER_ORDER misses
   standup check -o json | jq '.problems[] | select(.severity=="error")'`)
     .action(async (o, cmd) =>
@@ -88,16 +121,26 @@ Examples:
 
   program
     .command('diff')
-    .description('compare the graph of two clusters, or of one cluster at two git revisions')
+    .description('compare the graph of two clusters, of one cluster at two git revisions, or of a branch and its merge-base')
     .option('--from <rev>', 'the older revision (read from git, not the working tree)')
     .option('--to <rev>', 'the newer revision (default: HEAD)')
+    .option('--base [rev]', 'compare with the merge-base of --to and REV (default: the default branch), as a pull request does')
+    .option('--no-fetch', 'with --base in a shallow checkout: never fetch, say which git fetch is needed')
+    .option('--exit-code', 'exit 1 when the graph changed (as git diff --exit-code), 0 when it did not')
     .addHelpText('after', `
 Besides tiers and edges, a revision diff lists objects that move from one Kustomization to another while the old
 one has prune: true: Flux may delete and recreate them (the prune transient), and the message gives the safe move.
 
+--base takes the default branch from the CI (GITHUB_BASE_REF in a pull request), else origin/HEAD, else main or
+master. A shallow checkout (actions/checkout's default) lacks the base branch and the history down to the
+merge-base: standup fetches them (git fetch --deepen in doubling steps), and says so on stderr; --no-fetch
+prints the git fetch to run instead.
+
 Examples:
   standup diff --cluster dev --cluster prod
-  standup diff --cluster prod --from main~1`)
+  standup diff --cluster prod --from main~1
+  standup diff --base -o markdown >> "$GITHUB_STEP_SUMMARY"   what a pull request changes in the graph
+  standup diff --base --exit-code > /dev/null                   exit 1 if it changes the graph`)
     .action(async (o, cmd) => run(async () => (await import('./commands/diff.js')).diff({ ...globals(cmd), ...o }, io))());
 
   const clusterCommand = (name: string, description: string, help: string) =>
@@ -170,6 +213,41 @@ ${EXIT_CODES_HELP}`)
     .option('--dry-run', 'print the teardown order, and write nothing')
     .option('--record <file>', 'write a JSON record of the run')
     .action(async (o, cmd) => run(async () => (await import('./commands/reset.js')).reset({ ...globals(cmd), ...o } as never, io))());
+
+  program
+    .command('version')
+    .description('print the client version, and the cluster\'s Kubernetes and Flux versions when it is reachable')
+    .option('--client', 'the client version only; do not contact a cluster')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'kube context to ask (default: the current context)')
+    .option('--request-timeout <duration>', 'give up on each request to the API server after this long', '5s')
+    .addHelpText('after', `
+The Flux version is the app.kubernetes.io/version label of the Flux CRDs (what \`flux install\` and the Flux
+Operator set), with the image tag of each Flux controller Deployment. A cluster that cannot be reached is reported
+on stderr and the command still exits 0 with the client version.
+
+Examples:
+  standup version
+  standup version --client -o json
+  standup version -o yaml --context prod`)
+    .action(async (o, cmd) => run(async () => (await import('./commands/version.js')).version({ ...globals(cmd), ...o }, io))());
+
+  program
+    .command('completion')
+    .description('print a shell completion script for bash, zsh or fish')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', `
+Examples:
+  source <(standup completion bash)                      this shell; add the line to ~/.bashrc for every shell
+  standup completion zsh > "\${fpath[1]}/_standup"        zsh, then restart it
+  standup completion fish > ~/.config/fish/completions/standup.fish`)
+    .action(async (shell, _o, cmd) => run(async () => (await import('./commands/completion.js')).completion(shell, cmd.parent as Command, io))());
+
+  program
+    .command('__complete', { hidden: true })
+    .argument('<what>', 'clusters or contexts')
+    .option('--kubeconfig <file>')
+    .action(async (what, o, cmd) => run(async () => (await import('./commands/completion.js')).completeWords(what, { ...globals(cmd), ...o }, io))());
 
   return program;
 }

@@ -9,7 +9,7 @@ import { RecordCollector } from '../ui/reporters/record.js';
 import { teeReporter, type Reporter } from '../ui/reporters/reporter.js';
 import { renderSummary } from '../ui/reporters/summary.js';
 import type { Io } from './io.js';
-import { outputFormat } from './options.js';
+import { outputFormat, type DataFormat } from './options.js';
 
 export interface RunContext {
   session: Session;
@@ -30,7 +30,7 @@ export async function withRun(
   /** Runs before anything is drawn: checks and questions that must not race the live task list. */
   prepare?: (s: Session) => Promise<void>,
 ): Promise<number> {
-  const format = outputFormat(flags.output, ['text', 'json'] as const, 'text');
+  const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const, 'text');
   const session = await openSession(flags);
   if (prepare) await prepare(session);
   const screen = pickReporter(format, io);
@@ -99,8 +99,8 @@ function apiStats(s: Session) {
   return { requests: st.requests, watches: st.watches, relists: st.relists, perMinute: Math.round(requestsPerMinute(st) * 10) / 10 };
 }
 
-function pickReporter(format: 'text' | 'json', io: Io): Reporter {
-  if (format === 'json') return jsonReporter(io.out);
+function pickReporter(format: 'text' | DataFormat, io: Io): Reporter {
+  if (format !== 'text') return jsonReporter(io.out, format);
   const ci = !!io.env.CI && io.env.CI !== 'false';
   return io.isTTY && !ci ? listrReporter() : plainReporter(io.err, io.errStyle);
 }

@@ -28,6 +28,7 @@ import {
   type ObserveOptions,
   type RequestStats,
 } from './client.js';
+import { debug } from '../model/debug.js';
 import { applyStaged } from './apply.js';
 import { ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError, type ClusterReason } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
@@ -201,9 +202,10 @@ export class NodeClusterClient implements ClusterClient {
           pre: async (ctx: RequestContext) => {
             counters().requests++;
             ctx.setSignal(AbortSignal.timeout(timeoutMs));
+            debug(() => `api ${ctx.getHttpMethod()} ${ctx.getUrl()}`);
             return ctx;
           },
-          post: async (r: ResponseContext) => r,
+          post: async (r: ResponseContext) => (debug(() => `api -> ${r.httpStatusCode}`), r),
         },
       ],
     });

@@ -6,6 +6,8 @@ import { duplicateRule } from './rules/duplicate.js';
 import { legacyOrderRule } from './rules/legacy-order.js';
 import { missingDependencyRule } from './rules/missing-dependency.js';
 import { runtimeCrdRule } from './rules/runtime-crd.js';
+import { helmReleaseOrderRule } from './rules/helmrelease-order.js';
+import { healthCheckTargetRule } from './rules/health-check-target.js';
 import { waitDependencyRule } from './rules/wait-dependency.js';
 
 /** Every rule `check` runs, in the order their problems are most useful to read. */
@@ -14,6 +16,8 @@ export const RULES: readonly Rule[] = [
   missingDependencyRule,
   duplicateRule,
   runtimeCrdRule,
+  helmReleaseOrderRule,
+  healthCheckTargetRule,
   waitDependencyRule,
   clusterDriftRule,
   legacyOrderRule,

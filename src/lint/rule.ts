@@ -2,6 +2,7 @@ import type { PlanContext } from '../plan/plan.js';
 import type { StandupConfig } from '../model/config.js';
 import type { Problem, ProblemCode, Severity } from '../model/problem.js';
 import type { FluxKustomization } from '../model/flux.js';
+import type { Bootstrap } from '../model/bootstrap.js';
 
 /** What a rule sees: every cluster already planned, the configuration, and optional inputs. Rules never do I/O. */
 export interface LintInput {
@@ -9,6 +10,10 @@ export interface LintInput {
   config: StandupConfig;
   /** Tier names from `--legacy-order FILE`, with the file for locations. */
   legacyOrder?: { file: string; tiers: { name: string; line: number }[] };
+  /** What the repository installs before Flux (src/repo/bootstrap.ts); none when absent. */
+  bootstrap?: Bootstrap;
+  /** The loader's problems: a tier with build-failed was not expanded, so what it installs is not known. */
+  loadProblems?: Problem[];
 }
 
 export interface Rule {

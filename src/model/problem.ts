@@ -1,18 +1,26 @@
 /** Codes are stable: automation keys on them (`check -o json`). Add, never rename. */
-export type ProblemCode =
-  | 'cycle'
-  | 'missing-dependency'
-  | 'duplicate'
-  | 'runtime-crd'
-  | 'unresolved-substitution'
-  | 'wait-dependency'
-  | 'cluster-drift'
-  | 'legacy-order'
-  | 'yaml-invalid'
-  | 'path-missing'
-  | 'build-failed'
-  | 'external-source'
-  | 'config-invalid';
+export const PROBLEM_CODES = [
+  'cycle',
+  'missing-dependency',
+  'duplicate',
+  'runtime-crd',
+  'unresolved-substitution',
+  'wait-dependency',
+  'cluster-drift',
+  'legacy-order',
+  'yaml-invalid',
+  'path-missing',
+  'build-failed',
+  'external-source',
+  'config-invalid',
+  'helmrelease-order',
+  'health-check-target',
+  'bootstrap-unreadable',
+  'ignore-unmatched',
+  'ignore-invalid',
+] as const;
+
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 /**
  * `info` says what was not evaluated and why (a tier whose source is not this repository); it never fails `check`,
@@ -36,6 +44,12 @@ export interface Problem {
    * one way to resolve the problem.
    */
   externalCrd?: string;
+  /** runtime-crd and helmrelease-order: the tier (Kustomization `namespace/name`) whose apply the problem hits. */
+  tier?: string;
+  /** runtime-crd: the CRD API group concerned. */
+  crdGroup?: string;
+  /** runtime-crd: what installs the group's CRDs, e.g. "HelmRelease/o11y/kube-prometheus-stack (chart ...) in tier o11y/kube-prometheus-stack". */
+  installer?: string;
 }
 
 export const isError = (p: Problem): boolean => p.severity === 'error';

@@ -3,7 +3,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadExeca } from './lazy.js';
+import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
+
+/** Runs git in `cwd` and returns its result, never throwing on a non-zero exit (the caller decides what that means). */
+export async function runGit(cwd: string, args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const t0 = performance.now();
+  const { execa } = await loadExeca();
+  const r = await execa('git', args, { cwd, reject: false });
+  debug(() => `git ${args.join(' ')}: exit ${r.exitCode ?? 'none'} in ${(performance.now() - t0).toFixed(0)} ms${r.exitCode ? `: ${String(r.stderr).trim().split('\n')[0]}` : ''}`);
+  return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout).trim(), stderr: String(r.stderr).trim() };
+}
 
 /** The top of the git work tree that holds `dir`, or null when `dir` is not inside one (or git is missing). */
 export async function findGitRoot(dir: string): Promise<string | null> {

@@ -5,10 +5,11 @@
 // collide), and the output is split back by that marker and the marker removed. A batch that fails is narrowed down
 // until every failure is a request's own solo build, so errors and objects are exactly what a solo build gives.
 //
-// Debugging: STANDUP_DEBUG_BUILD=1 prints each kustomize run (time, exit, output size, stderr) to stderr.
+// Debugging: `standup --verbose` prints each kustomize run (time, exit, output size, stderr) to stderr.
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
 import { cleanError, parseBuilt, scanHeader, type BuiltObject } from './kustomize-output.js';
 
@@ -67,6 +68,8 @@ export interface BuilderOptions {
   concurrency: number;
   /** Upper bound on requests per batch. */
   maxBatch?: number;
+  /** Called as builds are requested and finish (a progress line); `total` grows as nested Kustomizations are found. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 interface Pending {
@@ -86,12 +89,17 @@ export class Builder {
   private batchSeq = 0;
   /** Number of kustomize processes started (for tests and benchmarks). */
   spawned = 0;
+  private requested = 0;
+  private done = 0;
 
   constructor(private readonly o: BuilderOptions) {}
 
   build(req: PreparedRequest): Promise<BuildOutcome> {
+    const progress = this.o.onProgress;
+    if (progress) progress(this.done, ++this.requested);
     return new Promise((resolve) => {
-      this.pending.push({ req, resolve });
+      const settle = progress ? (o: BuildOutcome) => (resolve(o), progress(++this.done, this.requested)) : resolve;
+      this.pending.push({ req, resolve: settle });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -205,8 +213,8 @@ export class Builder {
     this.spawned++;
     const t0 = performance.now();
     const r = await run(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], { ...process.env, KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') });
-    if (process.env.STANDUP_DEBUG_BUILD) process.stderr.write(`build ${path.basename(dir)} ${(performance.now() - t0).toFixed(0)}ms exit=${r.exitCode} out=${r.stdout.length}\n`);
-    if (process.env.STANDUP_DEBUG_BUILD && r.exitCode !== 0) process.stderr.write(r.stderr.slice(0, 1500) + '\n');
+    debug(() => `kustomize build ${path.basename(dir)}: ${(performance.now() - t0).toFixed(0)} ms, exit ${r.exitCode}, ${r.stdout.length} bytes` +
+      (r.exitCode !== 0 ? `\n${r.stderr.slice(0, 1500)}` : ''));
     if (r.exitCode !== 0) {
       return { ok: false, error: cleanError(r.stderr || r.error || `${bin} exited with ${r.signal ?? r.exitCode}`), reported: r.exitCode === 1 && r.signal === null && r.stderr.trim() !== '' };
     }

@@ -7,6 +7,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, realpathSync, rmSync,
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
+import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
 import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
@@ -54,6 +55,8 @@ export interface LoadOptions {
    * leaf tiers' objects are left out unless a substitution or source lookup needs them.
    */
   scope?: 'all' | 'graph';
+  /** Progress of the kustomize builds (done of requested so far), for a progress line on a terminal. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface LoadedRepository {
@@ -148,6 +151,8 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
       const same = (e: ClusterEntry) => e.source.kind === sourceFlag.kind && e.source.name === sourceFlag.name && e.source.namespace === sourceFlag.namespace;
       entries = entries.map((e) => ({ ...e, source: sourceFlag, sourceUrl: same(e) ? e.sourceUrl : null, alsoSources: [], foundIn: null, how: 'flag' }));
     }
+    debug(() => `load ${readRoot}${o.rev ? ` at ${o.rev} (${exported?.commit})` : ''}: ${file ?? 'no tiers.yaml'}, entries ${entries.map((e) => `${e.name}=${e.entry || '.'}`).join(', ')}, ` +
+      `kustomize ${kustomize.command.join(' ')}, scope ${o.scope ?? 'all'}, render cache ${ctx.renderCache ? ctx.renderCache.disabled ?? ctx.renderCache.dir : 'off'}, work dir ${work} (STANDUP_DEBUG_KEEP=1 keeps it)`);
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = ctx.builder.spawned;
     lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
@@ -158,6 +163,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
+    debug(() => `load done in ${lastLoadStats.ms.toFixed(0)} ms: ${lastLoadStats.builds} builds in ${lastLoadStats.spawned} kustomize processes (${lastLoadStats.cacheHits} from the render cache, ${lastLoadStats.uncached} not cacheable)`);
     const problems = sortProblems([...selected.problems, ...results.flatMap((r) => r.problems)]);
     if (o.path !== undefined) {
       const c = results[0]!.model;
@@ -214,8 +220,8 @@ async function readTiers(root: string, memo: ParseMemo): Promise<{ config: Stand
   return { config, file: text === null ? null : file };
 }
 
-function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache'>, repoRoot = root): RenderContext {
-  const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()) });
+function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache' | 'onProgress'>, repoRoot = root): RenderContext {
+  const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()), onProgress: o.onProgress });
   const kustomizeId = o.cache ? binaryId(kustomize.command) : null;
   // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
   const renderCache = o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, process.env)) : null;

@@ -1,5 +1,6 @@
 import { splitKey } from '../model/ref.js';
 import type { ClusterPlan } from '../plan/plan.js';
+import type { SelectedPlan } from '../plan/select.js';
 import { plainStyle, type Style } from './style.js';
 import { table } from './table.js';
 
@@ -14,12 +15,12 @@ export function tierOrderLine(plan: ClusterPlan): string {
 }
 
 /** `standup plan` for people: per cluster, TIER_ORDER and then every Kustomization by level. */
-export function renderPlanText(plans: ClusterPlan[], style: Style = plainStyle): string {
+export function renderPlanText(plans: SelectedPlan[], style: Style = plainStyle): string {
   return plans.map((p) => renderOne(p, style)).join('\n\n') + '\n';
 }
 
 /** The cluster's own repository: the root sync's source, else the GitRepository most Kustomizations read. */
-function mainSource(p: ClusterPlan): string | undefined {
+export function mainSource(p: ClusterPlan): string | undefined {
   const root = p.kustomizations.find((k) => !p.tiers.includes(k.key) && k.parent === null && p.kustomizations.some((x) => x.parent === k.key));
   if (root) return root.source;
   const count = new Map<string, number>();
@@ -30,15 +31,19 @@ function mainSource(p: ClusterPlan): string | undefined {
 }
 
 /** `Kind/name`, or `Kind/namespace/name` when the source lives in another namespace than the Kustomization. */
-function sourceLabel(source: string, key: string): string {
+export function sourceLabel(source: string, key: string): string {
   const [kind, ns, name] = source.split('/');
   return ns === key.split('/')[0] ? `${kind}/${name}` : source;
 }
 
-function renderOne(p: ClusterPlan, s: Style): string {
+/** `9 Kustomizations`, or `2 of 9 Kustomizations` for a selection (-n, names). */
+export const countLabel = (p: SelectedPlan): string =>
+  `${p.selection ? `${p.kustomizations.length} of ${p.selection.total}` : p.kustomizations.length} Kustomizations`;
+
+function renderOne(p: SelectedPlan, s: Style): string {
   const blocked = p.kustomizations.filter((k) => k.level === null).length;
   const head =
-    `${s.bold(`Cluster ${p.name}`)} ${s.dim(`(${p.entry}: ${p.kustomizations.length} Kustomizations, ${p.levels.length} levels` +
+    `${s.bold(`Cluster ${p.name}`)} ${s.dim(`(${p.entry}: ${countLabel(p)}, ${p.levels.length} levels` +
       `${blocked ? `, ${blocked} blocked by a cycle` : ''})`)}`;
   const nested = p.kustomizations.some((k) => k.parent !== null && !p.tiers.includes(k.key) && k.level !== null);
   const main = mainSource(p);

@@ -40,6 +40,15 @@ describe('check on the lint fixtures', () => {
     expect(r.stdout).toContain('Move StorageProfile/longhorn-vm to a new tier with dependsOn: [{name: platform-config}]');
   });
 
+  it('-o github and -o sarif name files from the checkout root when the Flux repository is a folder of it', async () => {
+    const gh = await cli('check', '--repo', 'test/fixtures/prefix-cdi', '-o', 'github');
+    expect(gh.stdout).toContain('::error file=test/fixtures/prefix-cdi/platform-config/cdi-storageprofiles.yaml,line=9,');
+    const sarif = JSON.parse((await cli('check', '--repo', 'test/fixtures/prefix-cdi', '-o', 'sarif')).stdout);
+    expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('test/fixtures/prefix-cdi/platform-config/cdi-storageprofiles.yaml');
+    // The JSON keeps paths relative to the repository, as documented.
+    expect((await problems('--repo', 'test/fixtures/prefix-cdi')).problems[0]!.file).toBe('platform-config/cdi-storageprofiles.yaml');
+  });
+
   it('passes the example, and reports what the legacy TIER_ORDER misses', async () => {
     expect((await cli('check', '--strict')).code).toBe(0);
     const r = await problems('--legacy-order', 'examples/homelab/bootstrap/standup.sh');

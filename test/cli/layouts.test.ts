@@ -68,8 +68,8 @@ describe('what is not expanded is said', () => {
   it('check: the info says why, and the summary how many were evaluated; info never fails it', async () => {
     const r = await cli('check', '--repo', repo(), '--path', 'envs/lab', '--strict');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('info external-source  Kustomization/flux-system/apps');
-    expect(r.stdout).toContain('GitRepository flux-system/lab is not declared in git');
+    expect(r.stdout).toContain('envs/lab/apps.yaml:4  info external-source');
+    expect(r.stdout).toContain('Kustomization flux-system/apps is not expanded: GitRepository flux-system/lab is not declared in git');
     expect(r.stdout).toContain('evaluated 1 of 2 Kustomization(s); 1 could not be (1 external-source)');
   });
 });

@@ -38,7 +38,10 @@ export async function standup(args: string[], env: Record<string, string> = {}):
   return { code, stdout, stderr, events };
 }
 
-/** The CLI as a separate process, so a test can interrupt or kill it. */
+/**
+ * The CLI as a separate process, so a test can interrupt or kill it. It runs the TypeScript source (as `npm run
+ * standup` does), never dist/: a build older than the source under test would test stale code.
+ */
 export function standupProcess(args: string[]): ResultPromise<{ reject: false; all: true }> {
-  return execa('node', [path.join(PROJECT, 'bin/standup.js'), ...args], { cwd: PROJECT, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1' } });
+  return execa(process.execPath, ['--import', 'tsx', path.join(PROJECT, 'src/cli/main.ts'), ...args], { cwd: PROJECT, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1' } });
 }

@@ -2,9 +2,9 @@ import { graphJson, renderDot, renderMermaid, renderTree } from '../../ui/graph-
 import { ExitCode } from '../../model/errors.js';
 import type { Io } from '../io.js';
 import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
-import { outputFormat, type GlobalOptions } from '../options.js';
+import { outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
-const FORMATS = ['text', 'mermaid', 'dot', 'json'] as const;
+const FORMATS = ['text', 'mermaid', 'dot', 'json', 'yaml'] as const;
 
 /** `standup graph`: the dependsOn and nesting graph as a tree, Mermaid, DOT or JSON. */
 export async function graph(o: GlobalOptions, io: Io): Promise<number> {
@@ -14,7 +14,8 @@ export async function graph(o: GlobalOptions, io: Io): Promise<number> {
     text: renderTree,
     mermaid: renderMermaid,
     dot: renderDot,
-    json: (c: typeof contexts) => JSON.stringify(graphJson(c), null, 2) + '\n',
+    json: (c: typeof contexts) => renderDocument('json', graphJson(c)),
+    yaml: (c: typeof contexts) => renderDocument('yaml', graphJson(c)),
   }[format];
   io.out(render(contexts));
   warnLoadProblems(repo.problems, contexts.length, io);

@@ -1,26 +1,66 @@
 import { renderPlanText } from '../../ui/plan-text.js';
-import { ExitCode } from '../../model/errors.js';
+import { renderPlanMarkdown } from '../../ui/plan-markdown.js';
+import { ConfigError, ExitCode } from '../../model/errors.js';
+import { closeNames, selectPlan, type SelectedPlan, type Selection } from '../../plan/select.js';
+import type { ClusterPlan } from '../../plan/plan.js';
 import type { Io } from '../io.js';
 import { isExpanded } from '../../model/flux.js';
 import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
-import { outputFormat, type GlobalOptions } from '../options.js';
+import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
-/** `standup plan`: TIER_ORDER per cluster, as numbered levels. */
-export async function plan(o: GlobalOptions, io: Io): Promise<number> {
-  const format = outputFormat(o.output, ['text', 'json'] as const, 'text');
+export interface PlanOptions extends GlobalOptions {
+  namespace?: string;
+  allNamespaces?: boolean;
+  /** Positional Kustomization names (`name` or `namespace/name`). */
+  names?: string[];
+}
+
+const FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
+
+/** `standup plan`: TIER_ORDER per cluster, as numbered levels; `-n` and names narrow it to some Kustomizations. */
+export async function plan(o: PlanOptions, io: Io): Promise<number> {
+  const format = outputFormat(o.output, FORMATS, 'text');
+  const selection = selectionOf(o);
   const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
-  const plans = contexts.map((c) => c.plan);
-  if (format === 'json') {
-    // `expanded`: whether what the Kustomization applies is in the graph (false: see `standup check` for why).
-    const json = contexts.map(({ plan: p, cluster }) => {
-      const byKey = new Map(cluster.kustomizations.map((k) => [k.key, k]));
-      return { ...p, kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}) })) };
-    });
-    io.out(JSON.stringify({ clusters: json }, null, 2) + '\n');
-  } else {
-    io.out(renderPlanText(plans, io.style));
-  }
+  // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
+  const expanded = contexts.map(({ plan: p, cluster }): ClusterPlan => {
+    const byKey = new Map(cluster.kustomizations.map((k) => [k.key, k]));
+    return { ...p, kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}) })) };
+  });
+  const plans = narrow(expanded, selection);
+  io.out(
+    isDataFormat(format) ? renderDocument(format, { clusters: plans })
+      : format === 'markdown' ? renderPlanMarkdown(plans)
+        : renderPlanText(plans, io.style),
+  );
   warnLoadProblems(repo.problems, contexts.length, io);
   noteNotExpanded(repo.clusters, io);
   return ExitCode.ok;
+}
+
+/** `-n`, `-A` and names as one selection; `-n` with `-A` is a contradiction, as in kubectl. */
+export function selectionOf(o: PlanOptions): Selection {
+  if (o.namespace !== undefined && o.allNamespaces) {
+    throw new ConfigError('BAD_FLAG', '-n/--namespace and -A/--all-namespaces contradict each other', 'Pass one of them (no -n means every namespace).');
+  }
+  const names = o.names ?? [];
+  const bad = names.filter((n) => !/^[a-z0-9.-]+(\/[a-z0-9.-]+)?$/.test(n));
+  if (bad.length) {
+    throw new ConfigError('BAD_ARGUMENT', `not a Kustomization name: ${bad.map((n) => JSON.stringify(n)).join(', ')}`, 'Pass NAME or NAMESPACE/NAME, as in `standup plan apps flux-system/infra`.');
+  }
+  return { namespace: o.namespace, names };
+}
+
+/** Every name must match in at least one cluster; the error lists all that did not, with close names. */
+function narrow(plans: ClusterPlan[], s: Selection): SelectedPlan[] {
+  const results = plans.map((p) => selectPlan(p, s));
+  const missing = s.names.filter((n) => results.every((r) => r.unmatched.includes(n)));
+  if (missing.length > 0) {
+    const where = s.namespace !== undefined ? ` in namespace ${s.namespace}` : '';
+    const clusters = `${plans.length === 1 ? 'cluster' : 'clusters'} ${plans.map((p) => p.name).join(', ')}`;
+    const near = [...new Set(missing.flatMap((n) => plans.flatMap((p) => closeNames(p, n))))];
+    throw new ConfigError('KUSTOMIZATION_NOT_FOUND', `no Kustomization ${missing.join(', ')}${where} in ${clusters}`,
+      near.length ? `Did you mean ${near.join(', ')}? (\`standup plan\` lists them all)` : 'Run `standup plan` (without names) to list them all.');
+  }
+  return results.map((r) => r.plan);
 }

@@ -1,15 +1,21 @@
-import { ancestors, transitiveDeps, type Graph } from '../../graph/graph.js';
+import type { Graph } from '../../graph/graph.js';
+import type { Bootstrap } from '../../model/bootstrap.js';
+import { emptyBootstrap } from '../../model/bootstrap.js';
 import type { StandupConfig } from '../../model/config.js';
 import type { ClusterModel, RenderedObject } from '../../model/flux.js';
 import type { Problem } from '../../model/problem.js';
-import { groupOf, objectId, splitKey } from '../../model/ref.js';
+import { groupOf, objectId } from '../../model/ref.js';
 import { isBuiltinGroup, isFluxGroup } from '../builtin-groups.js';
+import { chartEntry } from '../chart-crds.js';
+import { installersOf, type Installers, type ReleaseInstaller } from '../installers.js';
+import { best, dependsOnEntry, Order, type Verdict } from '../order.js';
 import type { Rule } from '../rule.js';
-import { chartInstallers, type ChartInstaller } from '../chart-installers.js';
 
-// Every custom resource's CRD exists before its tier's dry-run: applied by the same tier, by a tier it depends on,
-// by an ancestor, built in, or declared installed some other way. A CRD an operator creates at runtime is
-// satisfied only by a strict dependsOn path from the tier that triggers the operator (the seeds' deadlock).
+// Every custom resource's CRD exists before its tier's dry-run. Three verdicts, from the graph (order.ts):
+// ordered (no finding), race (a warning: converges only after retries), deadlock (an error: never converges).
+// Sources, most certain first: tiers.yaml runtimeCrds; the bootstrap and the platform; the CRD in git; a
+// HelmRelease whose chart the table knows; the group's operator creating the CRD at runtime (the seeds'
+// StorageProfile); a HelmRelease named like the group (a guess, said as such); nothing at all.
 
 interface CrdInGit {
   owner: string | null;
@@ -27,54 +33,64 @@ interface Origin {
 export const runtimeCrdRule: Rule = {
   code: 'runtime-crd',
   description: "every custom resource's CRD is established before its tier's dry-run",
-  check: ({ clusters, config }) => clusters.flatMap(({ cluster, graph }) => checkCluster(cluster, graph, config)),
+  check: ({ clusters, config, bootstrap, loadProblems }) =>
+    clusters.flatMap(({ cluster, graph }) => {
+      const failed = (loadProblems ?? []).filter((p) => p.code === 'build-failed' && p.cluster === cluster.name && p.object?.startsWith('Kustomization/'));
+      const unexpanded = new Set([
+        ...cluster.kustomizations.filter((k) => k.repoPath === null).map((k) => k.key),
+        ...failed.map((p) => p.object!.slice('Kustomization/'.length)),
+      ]);
+      // A failed build read statically is known well enough: its CRDs and charts count, it is not a blind spot.
+      for (const t of bootstrap?.tierCrds ?? []) if (t.cluster === cluster.name) unexpanded.delete(t.tier);
+      return checkCluster(cluster, graph, config, bootstrap ?? emptyBootstrap(), unexpanded);
+    }),
 };
 
-function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig): Problem[] {
+interface Pending {
+  tier: string;
+  group: string;
+  kinds: Set<string>;
+  objects: RenderedObject[];
+}
+
+function checkCluster(cluster: ClusterModel, graph: Graph, config: StandupConfig, bootstrap: Bootstrap, unexpanded: Set<string>): Problem[] {
   const crds = crdsInGit(cluster.objects);
+  const order = new Order(graph, unexpanded);
+  const unbuilt = new Map<string, string[]>();
+  for (const t of bootstrap.tierCrds) {
+    if (t.cluster !== cluster.name) continue;
+    const groups = new Set([...t.groups, ...t.charts.flatMap((c) => chartEntry(c)?.groups ?? [])]);
+    for (const g of groups) unbuilt.set(g, [...(unbuilt.get(g) ?? []), t.tier]);
+  }
+  const installers = installersOf(cluster, bootstrap);
   const problems: Problem[] = [];
-  const unknown = new Map<string, { owner: string; kinds: Set<string>; first: RenderedObject; count: number; installers: ChartInstaller[] }>();
-  const installersOf = chartInstallers(cluster);
+  const pending = new Map<string, Pending>();
 
   for (const obj of cluster.objects) {
     if (obj.kind === 'CustomResourceDefinition' || obj.owner === null) continue;
     if (!graph.nodes.has(obj.owner)) continue; // excluded tier
     const group = groupOf(obj.apiVersion);
     if (isBuiltinGroup(group) || isFluxGroup(group) || isExternal(config, group, obj.kind)) continue;
+    const declared = config.runtimeCrds.some((r) => r.group === group && r.kind === obj.kind);
+    if (!declared && installers.beforeFlux(group).length > 0) continue;
 
-    const origin = originOf(cluster, config, crds, group, obj.kind);
-    if (origin === null) {
-      const k = `${obj.owner}\0${group}`;
-      const entry = unknown.get(k) ?? { owner: obj.owner, kinds: new Set<string>(), first: obj, count: 0, installers: installersOf(group) };
-      entry.kinds.add(obj.kind);
-      entry.count++;
-      unknown.set(k, entry);
+    const origin = unbuilt.has(group) && !declared && !crds.has(`${group}/${obj.kind}`)
+      ? { how: 'git' as const, owners: unbuilt.get(group)!, crd: `${pluralGuess(obj.kind)}.${group}` }
+      : originOf(cluster, config, crds, group, obj.kind, installers);
+    if (origin) {
+      const problem = checkOrder(cluster, order, obj, origin);
+      if (problem) problems.push(problem);
       continue;
     }
-    const problem = checkOrder(cluster, graph, obj, origin);
-    if (problem) problems.push(problem);
+    const k = `${obj.owner}\0${group}`;
+    const entry = pending.get(k) ?? { tier: obj.owner, group, kinds: new Set<string>(), objects: [] };
+    entry.kinds.add(obj.kind);
+    entry.objects.push(obj);
+    pending.set(k, entry);
   }
-
-  for (const { owner, kinds, first, count, installers } of unknown.values()) {
-    const group = groupOf(first.apiVersion);
-    if (installers.length > 0) {
-      const p = checkChartOrder(graph, owner, [...kinds].sort(), first, count, group, installers);
-      if (p) problems.push({ ...p, cluster: cluster.name, externalCrd: group });
-      continue;
-    }
-    problems.push({
-      code: 'runtime-crd',
-      severity: 'warning',
-      message:
-        `${owner} applies ${count} resource(s) of ${[...kinds].sort().join(', ')} (${group}), and no CRD for ` +
-        `${group} is in git: if a HelmRelease chart or an operator installs it, make sure ${owner} depends on ` +
-        `that tier, then declare it in tiers.yaml (externalCrds: [${group}]) to silence this.`,
-      file: first.origin.file,
-      line: first.origin.line,
-      object: objectId(first.kind, first.namespace, first.name),
-      cluster: cluster.name,
-      externalCrd: group,
-    });
+  for (const p of pending.values()) {
+    const problem = checkInstalled(order, p, installers);
+    if (problem) problems.push({ ...problem, cluster: cluster.name });
   }
   return problems;
 }
@@ -97,11 +113,8 @@ function originOf(
   crds: Map<string, CrdInGit[]>,
   group: string,
   kind: string,
+  installers: Installers,
 ): Origin | null {
-  const inGit = crds.get(`${group}/${kind}`);
-  if (inGit) {
-    return { how: 'git', owners: inGit.map((c) => c.owner), crd: `${inGit[0]!.plural}.${group}` };
-  }
   const crd = `${pluralGuess(kind)}.${group}`;
   const declared = config.runtimeCrds.find((r) => r.group === group && r.kind === kind);
   if (declared) {
@@ -111,6 +124,12 @@ function originOf(
       : [];
     return { how: 'runtime-declared', owners, crd, trigger: trigger ? `${trigger.kind} (${trigger.group})` : undefined };
   }
+  const inGit = crds.get(`${group}/${kind}`);
+  if (inGit) {
+    return { how: 'git', owners: inGit.map((c) => c.owner), crd: `${inGit[0]!.plural}.${group}` };
+  }
+  // A chart the table knows ships the group's CRDs: that is where this kind comes from (checkInstalled).
+  if (installers.releases(group).length > 0) return null;
   const groupKinds = [...crds.keys()].filter((k) => k.startsWith(`${group}/`)).map((k) => k.slice(group.length + 1));
   if (groupKinds.length === 0) return null;
   // The group's operator is in git but this kind's CRD is not: the operator creates it at runtime, once it has
@@ -124,32 +143,43 @@ function triggerOwners(cluster: ClusterModel, match: (o: RenderedObject) => bool
   return [...new Set(cluster.objects.filter((o) => o.kind !== 'CustomResourceDefinition' && match(o)).map((o) => o.owner))];
 }
 
-function checkOrder(cluster: ClusterModel, graph: Graph, obj: RenderedObject, origin: Origin): Problem | null {
+function checkOrder(cluster: ClusterModel, order: Order, obj: RenderedObject, origin: Origin): Problem | null {
   const tier = obj.owner!;
-  const deps = transitiveDeps(graph, tier);
-  const above = new Set(ancestors(graph, tier));
   const id = objectId(obj.kind, obj.namespace, obj.name);
-  const base = { code: 'runtime-crd' as const, file: obj.origin.file, line: obj.origin.line, object: id, cluster: cluster.name };
+  const group = groupOf(obj.apiVersion);
+  const base = { code: 'runtime-crd' as const, file: obj.origin.file, line: obj.origin.line, object: id, cluster: cluster.name, tier, crdGroup: group };
 
   if (origin.how === 'git') {
     // A CRD in git is established in the def stage before the same tier's resources, so the same tier is fine.
-    const ok = origin.owners.some((o) => o === null || o === tier || deps.has(o) || above.has(o));
-    if (ok) return null;
-    const owner = origin.owners.find((o) => o !== null)!;
+    const verdicts = origin.owners.map((o) => order.verdict(tier, o, 'applied'));
+    const verdict = best(verdicts);
+    if (verdict === 'ordered') return null;
+    const owner = origin.owners.find((o, i) => o !== null && verdicts[i] === verdict)!;
+    const installer = `CRD ${origin.crd} in tier ${owner}`;
+    if (verdict === 'deadlock') {
+      return {
+        ...base,
+        severity: 'error',
+        installer,
+        message:
+          `${id} is applied by ${tier}, but its CRD ${origin.crd} is applied by ${owner}, which can only run after ` +
+          `${tier}: ${tier}'s dry-run fails with 'no matches for kind "${obj.kind}"', so neither ever converges. ` +
+          `Move the CRD to ${tier} or to a tier it depends on.`,
+      };
+    }
     return {
       ...base,
-      severity: 'error',
+      severity: 'warning',
+      installer,
       message:
         `${id} is applied by ${tier}, but its CRD ${origin.crd} is applied by ${owner}, which ${tier} does not ` +
         `depend on: on a cold start ${tier}'s dry-run fails with 'no matches for kind "${obj.kind}"' until ` +
-        `${owner} happens to run first. Add dependsOn: [{name: ${splitKey(owner).name}` +
-        `${sameNs(owner, tier) ? '' : `, namespace: ${splitKey(owner).namespace}`}}] to ${tier}.`,
+        `${owner} happens to run first. Add ${dependsOnEntry(owner, tier)} to ${tier}.`,
     };
   }
 
   // Runtime-created: only a strict dependsOn path from the triggering tier helps; the same tier deadlocks.
   const triggers = origin.owners.filter((o): o is string => o !== null);
-  if (triggers.some((t) => t !== tier && deps.has(t))) return null;
   const why = origin.how === 'runtime-inferred'
     ? `${origin.crd} is not in git while the group's other CRDs (${origin.trigger}) are, so the group's operator creates it at runtime`
     : `tiers.yaml declares that ${origin.crd} is created at runtime${origin.trigger ? ` by the operator of ${origin.trigger}` : ''}`;
@@ -157,63 +187,110 @@ function checkOrder(cluster: ClusterModel, graph: Graph, obj: RenderedObject, or
     return {
       ...base,
       severity: 'error',
+      installer: `the operator of ${origin.trigger ?? group}, at runtime`,
       message: `${id} is applied by ${tier}, but ${why}, and no tier in git applies the resource that triggers it. ` +
         `Add the trigger, or declare the CRD in tiers.yaml (externalCrds) if it is installed some other way.`,
     };
   }
-  const trigger = triggers.includes(tier) ? tier : triggers[0]!;
-  const move = triggers.includes(tier)
-    ? `Flux dry-runs every object of a tier before applying any, so ${tier} can never converge: the trigger is ` +
-      `never applied, so the CRD is never created. Move ${id} to a new tier with ` +
-      `dependsOn: [{name: ${splitKey(tier).name}}] (and wait: true on ${tier}), like platform-config-cdi in the example.`
-    : `${tier} does not depend on ${trigger}, which applies the trigger, so its dry-run fails until the operator ` +
-      `happens to have run. Add dependsOn: [{name: ${splitKey(trigger).name}` +
-      `${sameNs(trigger, tier) ? '' : `, namespace: ${splitKey(trigger).namespace}`}}] to ${tier} (with wait: true on ${trigger}).`;
-  return {
-    ...base,
-    severity: 'error',
-    message: `${id} is applied by ${tier}, but ${why}. ${move}`,
-  };
-}
-
-/**
- * A group whose CRDs a HelmRelease of the cluster probably installs (chart-installers.ts): fine from a tier the
- * resource's tier depends on (or an ancestor, or the entry path); a deadlock from the same tier, as Flux dry-runs
- * the resource before the HelmRelease exists; only a warning from an unrelated tier, as the match is by name.
- */
-function checkChartOrder(graph: Graph, tier: string, kinds: string[], first: RenderedObject, count: number, group: string, installers: ChartInstaller[]): Omit<Problem, 'cluster'> | null {
-  const deps = transitiveDeps(graph, tier);
-  const above = new Set(ancestors(graph, tier));
-  if (installers.some((i) => i.owner === null || (i.owner !== tier && (deps.has(i.owner) || above.has(i.owner))))) return null;
-  const id = objectId(first.kind, first.namespace, first.name);
-  const what = `${count > 1 ? `${id} and ${count - 1} more resource(s)` : id} of ${kinds.join(', ')} (${group})`;
-  const base = { code: 'runtime-crd' as const, file: first.origin.file, line: first.origin.line, object: id };
-  const same = installers.find((i) => i.owner === tier);
-  if (same) {
-    return {
-      ...base,
-      severity: 'error',
-      message:
-        `${what}: no CRD for ${group} is in git, and ${same.release} (chart ${same.chart}) in the same tier ${tier} ` +
-        `looks like its installer. Flux dry-runs every object of a tier before applying any, so on a cold start the ` +
-        `HelmRelease is never applied and the CRD never installed. Move the resource(s) to a new tier with ` +
-        `dependsOn: [{name: ${splitKey(tier).name}}] (and wait: true on ${tier}); or, if the CRDs are installed some ` +
-        `other way (a bootstrap step), declare externalCrds: [${group}] in tiers.yaml.`,
-    };
+  const verdicts = triggers.map((t) => (t === tier ? 'deadlock' : order.verdict(tier, t, 'ready')));
+  const verdict = best(verdicts);
+  if (verdict === 'ordered') return null;
+  const trigger = triggers.find((t, i) => verdicts[i] === verdict)!;
+  const installer = `the operator of ${origin.trigger ?? group}, once ${trigger} is applied`;
+  if (verdict === 'deadlock') {
+    const move = trigger === tier
+      ? `Flux dry-runs every object of a tier before applying any, so ${tier} can never converge: the trigger is ` +
+        `never applied, so the CRD is never created. Move ${id} to a new tier with ` +
+        `dependsOn: [{name: ${tier.slice(tier.indexOf('/') + 1)}}] (and wait: true on ${tier}), like platform-config-cdi in the example.`
+      : `${trigger}, which applies the trigger, can only run after ${tier}, so ${tier} can never converge. Move ${id} ` +
+        `to a tier that depends on ${trigger}.`;
+    return { ...base, severity: 'error', installer, message: `${id} is applied by ${tier}, but ${why}. ${move}` };
   }
-  const other = installers.find((i) => i.owner !== null)!;
   return {
     ...base,
     severity: 'warning',
+    installer,
     message:
-      `${what}: no CRD for ${group} is in git; ${other.release} (chart ${other.chart}) in ${other.owner} looks like its ` +
-      `installer, and ${tier} does not depend on it, so its dry-run fails until that chart happens to be installed. ` +
-      `Add dependsOn: [{name: ${splitKey(other.owner!).name}${sameNs(other.owner!, tier) ? '' : `, namespace: ${splitKey(other.owner!).namespace}`}}] ` +
-      `to ${tier}, or declare externalCrds: [${group}] in tiers.yaml if it is installed some other way.`,
+      `${id} is applied by ${tier}, but ${why}. ${tier} does not depend on ${trigger}, which applies the trigger, so ` +
+      `its dry-run fails until the operator happens to have run. Add ${dependsOnEntry(trigger, tier)} to ${tier} ` +
+      `(with wait: true on ${trigger}).`,
   };
 }
 
-const sameNs = (a: string, b: string): boolean => splitKey(a).namespace === splitKey(b).namespace;
+/** A group with no CRD for the kind in git: installed by a known chart, guessed by name, or by nothing in git. */
+function checkInstalled(order: Order, p: Pending, installers: Installers): Omit<Problem, 'cluster'> | null {
+  const first = p.objects[0]!;
+  const id = objectId(first.kind, first.namespace, first.name);
+  const kinds = [...p.kinds].sort().join(', ');
+  const what = `${p.objects.length > 1 ? `${id} and ${p.objects.length - 1} more resource(s)` : id} of ${kinds} (${p.group})`;
+  const base = { code: 'runtime-crd' as const, file: first.origin.file, line: first.origin.line, object: id, tier: p.tier, crdGroup: p.group };
+
+  const known = installers.releases(p.group);
+  const candidates: ReleaseInstaller[] = known.length ? known : installers.byName(p.group);
+  const unknown = order.unexpandedBefore(p.tier);
+  if (unknown.length > 0 && (known.length === 0 || candidates.every((i) => order.verdict(p.tier, i.owner, 'ready') !== 'ordered'))) {
+    if (candidates.some((i) => order.verdict(p.tier, i.owner, 'ready') === 'ordered')) return null;
+    return {
+      ...base,
+      severity: 'info',
+      installer: `perhaps ${unknown.join(', ')} (not expanded)`,
+      message:
+        `${p.tier} applies ${what}, and nothing standup could read installs the CRDs of ${p.group} before it; ` +
+        `${list(unknown)} ${unknown.length > 1 ? 'run' : 'runs'} before ${p.tier} but ${unknown.length > 1 ? 'were' : 'was'} not expanded ` +
+        `(another source, or a failed build), so ${unknown.length > 1 ? 'they' : 'it'} may install them. Not evaluated.`,
+    };
+  }
+  if (candidates.length === 0) {
+    return {
+      ...base,
+      severity: 'warning',
+      installer: 'nothing in git or the bootstrap',
+      externalCrd: p.group,
+      message:
+        `${p.tier} applies ${what}, and nothing in git or in the bootstrap installs the CRDs of ${p.group}: no CRD, ` +
+        `no HelmRelease whose chart is known to ship them, no bootstrap release. If something outside this ` +
+        `repository installs them, declare it in tiers.yaml (externalCrds: [${p.group}]); if a chart of yours does, ` +
+        `make ${p.tier} depend on its tier.`,
+    };
+  }
+  const verdicts = candidates.map((i) => order.verdict(p.tier, i.owner, 'ready'));
+  const verdict: Verdict = best(verdicts);
+  if (verdict === 'ordered') return null;
+  const inst = candidates.find((_, i) => verdicts[i] === verdict)!;
+  const byName = inst.how === 'name';
+  const where = inst.owner ? `tier ${inst.owner}` : 'the entry path';
+  const installer = `${inst.release} (chart ${inst.chart}) in ${where}`;
+  const guess = byName
+    ? ` This is a guess by name only: chart ${inst.chart} is not in standup's chart table, so it may not ship these CRDs.`
+    : '';
+  if (verdict === 'deadlock') {
+    const sameTier = inst.owner === p.tier;
+    return {
+      ...base,
+      severity: byName ? 'warning' : 'error',
+      installer,
+      message:
+        `${what}: ${installer} installs the CRDs, and ${sameTier ? 'it is the same tier' : `that tier can only run after ${p.tier}`}. ` +
+        `Flux dry-runs every object of a tier before applying any, so on a cold start ${p.tier} fails, the HelmRelease ` +
+        `${sameTier ? 'is never applied' : 'never runs'} and the CRDs are never installed. Move the resource(s) to a ` +
+        `new tier with ${dependsOnEntry(inst.owner ?? p.tier, p.tier)} (and wait: true on ${inst.owner ?? p.tier}); or, if the ` +
+        `CRDs are installed before Flux, add the release to the bootstrap or declare externalCrds: [${p.group}].${guess}`,
+    };
+  }
+  const add = inst.owner && !order.ancestors(p.tier).includes(inst.owner)
+    ? `Add ${dependsOnEntry(inst.owner, p.tier)} to ${p.tier}`
+    : `Move the HelmRelease to a tier that ${p.tier} can depend on`;
+  return {
+    ...base,
+    severity: 'warning',
+    installer,
+    message:
+      `${what}: ${installer} installs the CRDs, and ${p.tier} does not depend on it, so its dry-run fails until ` +
+      `that chart happens to be installed (a slower cold start, retried every retryInterval). ${add}.${guess}`,
+  };
+}
+
+const list = (xs: string[]): string => (xs.length <= 3 ? xs.join(', ') : `${xs.slice(0, 3).join(', ')} and ${xs.length - 3} more`);
 
 /** Kubernetes' own lower-case plural rule, good enough to name a CRD that is not in git. */
 export function pluralGuess(kind: string): string {

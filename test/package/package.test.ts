@@ -1,0 +1,260 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAction, runAction, type RunOptions } from './action-runner.js';
+import { installOffline, pack, PROJECT, type Packed } from './pack.js';
+
+// The package as a user gets it: packed as `npm publish` would, installed from the tarball into an empty directory
+// with production dependencies only and without the network, then run. No TypeScript loader may be involved.
+let packed: Packed;
+let installed: Awaited<ReturnType<typeof installOffline>>;
+const lock = JSON.parse(readFileSync(path.join(PROJECT, 'package-lock.json'), 'utf8')) as Packed['shrinkwrap'];
+const project = JSON.parse(readFileSync(path.join(PROJECT, 'package.json'), 'utf8')) as Record<string, unknown> & Packed['manifest'];
+
+beforeAll(async () => {
+  packed = await pack();
+  installed = await installOffline(packed);
+}, 240_000);
+
+afterAll(() => {
+  if (packed) rmSync(packed.dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  execa(installed.bin, args, { cwd: installed.dir, reject: false, env: { NO_COLOR: '1', CI: 'true', ...env }, extendEnv: true });
+
+/** semver as npm itself resolves engines (npm bundles it; the project does not depend on it). */
+function npmSemver(): { subset(a: string, b: string): boolean } {
+  const root = process.env.npm_execpath ? path.resolve(process.env.npm_execpath, '../..') : path.join(execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim(), 'npm');
+  return createRequire(path.join(root, 'package.json'))('semver') as { subset(a: string, b: string): boolean };
+}
+
+describe('the tarball', () => {
+  it('holds exactly what runs: bin, the compiled dist/, the schema, README, LICENSE, package.json, the shrinkwrap', () => {
+    const allowed = /^(bin\/standup\.js|dist\/[\w/-]+\.js|schema\/[\w.-]+\.json|package\.json|README\.md|LICENSE|npm-shrinkwrap\.json)$/;
+    expect(packed.files.filter((f) => !allowed.test(f))).toEqual([]);
+    expect(packed.files).toEqual(expect.arrayContaining(['bin/standup.js', 'dist/cli/main.js', 'LICENSE', 'README.md', 'npm-shrinkwrap.json']));
+    expect(packed.files.some((f) => f.startsWith('test/') || f.startsWith('src/') || f.endsWith('.map'))).toBe(false);
+  });
+
+  it('is a public scoped package, not private, with the Apache-2.0 licence text beside the licence field', () => {
+    expect(packed.manifest.name).toMatch(/^@[a-z0-9-]+\/standup$/);
+    expect(project.private).toBeUndefined();
+    expect(project.publishConfig).toMatchObject({ access: 'public' });
+    expect(packed.manifest.license).toBe('Apache-2.0');
+    const license = readFileSync(path.join(PROJECT, 'LICENSE'), 'utf8');
+    expect(license).toContain('Apache License\n                           Version 2.0, January 2004');
+    expect(license).toContain('END OF TERMS AND CONDITIONS');
+  });
+
+  it('runs nothing through a TypeScript loader: tsx is a dev dependency and the bin only imports dist/', () => {
+    expect(Object.keys(packed.manifest.dependencies)).not.toContain('tsx');
+    expect(Object.keys(project.devDependencies as object)).toContain('tsx');
+    const bin = readFileSync(path.join(PROJECT, 'bin/standup.js'), 'utf8');
+    expect(bin).not.toMatch(/tsx|register\(/);
+  });
+
+  it('ships the lockfile\'s production tree as its shrinkwrap, and no dev package', () => {
+    const prod = Object.entries(lock.packages).filter(([k, v]) => k !== '' && !v.dev).map(([k, v]) => [k, v.version]);
+    const shipped = Object.entries(packed.shrinkwrap.packages).filter(([k]) => k !== '').map(([k, v]) => [k, v.version]);
+    expect(shipped).toEqual(prod);
+    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(packed.shrinkwrap.packages[`node_modules/${dev}`]).toBeUndefined();
+  });
+
+  it('keeps engines truthful: every production dependency runs on the oldest Node the package claims', () => {
+    const semver = npmSemver();
+    const floor = packed.manifest.engines.node;
+    const stricter = Object.entries(packed.shrinkwrap.packages)
+      .filter(([, v]) => v.engines?.node && !semver.subset(floor, v.engines.node))
+      .map(([k, v]) => `${k} wants node ${v.engines!.node}`);
+    expect(stricter).toEqual([]);
+  });
+
+  it('leaves the working tree as it was (the shrinkwrap exists only while packing)', () => {
+    expect(existsSync(path.join(PROJECT, 'npm-shrinkwrap.json'))).toBe(false);
+  });
+});
+
+describe('installed from the tarball, production dependencies only', { timeout: 120_000 }, () => {
+  it('has no dev dependency in its tree', () => {
+    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) {
+      expect(existsSync(path.join(installed.packageDir, 'node_modules', dev))).toBe(false);
+      expect(existsSync(path.join(installed.dir, 'node_modules', dev))).toBe(false);
+    }
+  });
+
+  it('standup --version prints the version in package.json', async () => {
+    const r = await run(['--version']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim()).toBe(project.version);
+    expect(r.stderr).toBe('');
+  });
+
+  it('standup plan on a fixture repository prints its TIER_ORDER', async () => {
+    const repo = path.join(PROJECT, 'test/fixtures/lint/clean');
+    const text = await run(['plan', '--repo', repo, '--cluster', 'dev']);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain('TIER_ORDER=(crds config apps)');
+    const json = await run(['plan', '--repo', repo, '-o', 'json']);
+    const plan = JSON.parse(json.stdout) as { clusters: { name: string; tiers: string[] }[] };
+    expect(plan.clusters.map((c) => [c.name, c.tiers])).toEqual([
+      ['dev', ['flux-system/crds', 'flux-system/config', 'flux-system/apps']],
+      ['prod', ['flux-system/crds', 'flux-system/config', 'flux-system/apps']],
+    ]);
+  });
+
+  it('a bad flag is exit 2 with the message on stderr, as from the source', async () => {
+    const r = await run(['plan', '-o', 'svg', '--repo', path.join(PROJECT, 'test/fixtures/lint/clean')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('unknown output format "svg"');
+  });
+});
+
+// Each step spawns npm, git and standup: generous limits for a busy 2-core machine, not a measure of speed.
+describe('action.yml, its shell steps run as a GitHub runner runs them', { timeout: 120_000 }, () => {
+  const ACTION = path.join(PROJECT, 'action.yml');
+  let job: { prefix: string; ghDir: string; env: Record<string, string>; checkout: string };
+
+  beforeAll(async () => {
+    const root = path.join(packed.dir, 'job');
+    const prefix = path.join(root, 'npm-global');
+    const ghDir = path.join(root, 'fake-gh');
+    mkdirSync(prefix, { recursive: true });
+    mkdirSync(ghDir, { recursive: true });
+    // GitHub's API is not reachable from here: a stand-in `gh` keeps the comments in a file and logs each call.
+    writeFileSync(path.join(ghDir, 'gh'), FAKE_GH);
+    chmodSync(path.join(ghDir, 'gh'), 0o755);
+    job = {
+      prefix,
+      ghDir,
+      checkout: await pullRequestCheckout(root),
+      env: {
+        PATH: [path.join(prefix, 'bin'), ghDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+        // The install step's `npm install --global` goes to a scratch prefix, offline. The tarball's own offline install
+        // is tested above; a global install of a tarball would need the registry for its dependencies, so the step
+        // gets the package as installed there (a folder: npm links it, scripts off, as a published package has none).
+        npm_config_prefix: prefix,
+        npm_config_offline: 'true',
+        npm_config_ignore_scripts: 'true',
+        npm_config_loglevel: 'error',
+        FAKE_GH_LOG: path.join(ghDir, 'calls.jsonl'),
+        FAKE_GH_STATE: path.join(ghDir, 'comments.json'),
+      },
+    };
+  }, 120_000);
+
+  const act = (o: Partial<RunOptions> & { inputs: Record<string, string> }) =>
+    runAction(ACTION, { workspace: PROJECT, env: job.env, scratch: path.join(packed.dir, 'job'), ...o, inputs: { package: installed.packageDir, ...o.inputs } });
+
+  it('installs the version of the package it belongs to by default', () => {
+    expect(readAction(ACTION).inputs.package!.default).toBe(`${project.name}@${project.version}`);
+  });
+
+  it('plan: installs standup, runs it, and writes the markdown to the job summary and the markdown output', async () => {
+    const r = await act({ inputs: { command: 'plan --cluster dev' } });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'success', 'success']);
+    expect(r.steps[1]!.stdout).toContain(`standup ${project.version} at ${path.join(job.prefix, 'bin/standup')}`);
+    expect(r.summary).toContain('### standup plan: cluster `dev`');
+    expect(r.summary).toContain('TIER_ORDER=(crds platform oauth2-proxy platform-config apps headlamp platform-config-cdi apps-vms)');
+    expect(r.outputs['exit-code']).toBe('0');
+    expect(readFileSync(r.outputs.markdown!, 'utf8')).toBe(r.summary);
+    expect(r.failed).toBe(false);
+  });
+
+  it('diff --base in a shallow pull request checkout: the graph change in the summary, one PR comment, updated on the next run', async () => {
+    const inputs = { command: 'diff --base --cluster dev', comment: 'true', 'node-version': '' };
+    const event = { pull_request: { number: 7, base: { ref: 'main' } } };
+    const first = await act({ inputs, workspace: job.checkout, event });
+    expect(first.steps.map((s) => s.status)).toEqual(['skipped', 'success', 'success', 'success']);
+    expect(first.summary).toContain('| ➕ | dependsOn | `apps` depends on `headlamp` |');
+    expect(first.summary).toContain('```mermaid');
+    expect(first.steps[2]!.stderr).toContain('fetching the base branch');
+    expect(first.steps[3]!.stdout).toContain('commented on #7');
+    const second = await act({ inputs, workspace: job.checkout, event });
+    expect(second.steps[3]!.stdout).toContain('updated comment 100 on #7');
+    const comments = JSON.parse(readFileSync(job.env.FAKE_GH_STATE!, 'utf8')) as { id: number; body: string }[];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toMatch(/^<!-- standup: diff --base --cluster dev -->\n### standup diff: /);
+    const calls = readFileSync(job.env.FAKE_GH_LOG!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; token: string });
+    expect(calls.map((c) => c.args.slice(0, 3).join(' '))).toEqual([
+      'api --paginate repos/octo/fleet/issues/7/comments', 'api --method POST',
+      'api --paginate repos/octo/fleet/issues/7/comments', 'api --method PATCH',
+    ]);
+    expect(calls.every((c) => c.token === 'ghs_test_token')).toBe(true);
+  });
+
+  it('check: annotations on the files from workflow commands, the problems in the summary, the step failing with exit 2', async () => {
+    const repo = path.join(packed.dir, 'job', 'fleet');
+    cpSync(path.join(PROJECT, 'test/fixtures/lint/missing-dependency'), repo, { recursive: true });
+    await execa('git', ['init', '-q'], { cwd: repo });
+    const r = await act({ inputs: { command: 'check' }, workspace: repo });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.annotations).toEqual([
+      expect.objectContaining({ level: 'error', props: expect.objectContaining({ file: 'clusters/dev/apps.yaml', line: '16' }) }),
+    ]);
+    expect(r.annotations[0]!.message).toContain('flux-system/apps depends on flux-system/database');
+    expect(r.summary).toContain('### standup check: 1 error(s)');
+    expect(r.summary).toContain('| error | `missing-dependency` | `clusters/dev/apps.yaml:16` |');
+    expect(r.outputs['exit-code']).toBe('2');
+  });
+
+  it('a failing command fails the step with standup\'s exit code, and the comment step still runs (and has nothing to post)', async () => {
+    const r = await act({ inputs: { command: 'plan -o svg', comment: 'true' }, event: { pull_request: { number: 8 } } });
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.steps[2]!.exitCode).toBe(2);
+    expect(r.steps[2]!.stderr).toContain('unknown output format "svg"');
+    expect(r.outputs['exit-code']).toBe('2');
+    expect(r.steps[3]!.stdout).toContain('no markdown to comment with');
+    expect(r.failed).toBe(true);
+  });
+});
+
+/** A pull request checkout as actions/checkout makes it: the example at main, a change, the merge ref, depth 1. */
+async function pullRequestCheckout(root: string): Promise<string> {
+  const git = (cwd: string, ...args: string[]) => execa('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+  const src = path.join(root, 'src');
+  cpSync(path.join(PROJECT, 'examples/homelab'), src, { recursive: true });
+  await git(src, 'init', '-q', '-b', 'main');
+  await git(src, 'add', '-A');
+  await git(src, 'commit', '-qm', 'main');
+  await git(src, 'checkout', '-qb', 'feature');
+  const apps = path.join(src, 'clusters/base/apps.yaml');
+  writeFileSync(apps, readFileSync(apps, 'utf8').replace('    - name: oauth2-proxy\n', '    - name: oauth2-proxy\n    - name: headlamp\n'));
+  await git(src, 'commit', '-qam', 'apps after headlamp');
+  await git(src, 'checkout', '-q', '-b', 'merge', 'main');
+  await git(src, 'merge', '-q', '--no-ff', '--no-edit', 'feature');
+  await git(src, 'update-ref', 'refs/pull/7/merge', 'HEAD');
+  await git(src, 'checkout', '-q', 'main');
+  const origin = path.join(root, 'origin.git');
+  await git(root, 'clone', '-q', '--mirror', src, origin);
+  const checkout = path.join(root, 'workspace');
+  mkdirSync(checkout);
+  await git(checkout, 'init', '-q');
+  await git(checkout, 'remote', 'add', 'origin', origin);
+  await git(checkout, 'fetch', '-q', '--no-tags', '--depth=1', 'origin', '+refs/pull/7/merge:refs/remotes/pull/7/merge');
+  await git(checkout, 'checkout', '-q', '--detach', 'refs/remotes/pull/7/merge');
+  return checkout;
+}
+
+const FAKE_GH = `#!/usr/bin/env node
+// gh api for the issue-comments endpoints, answering from a JSON file; --jq's filter is what the action passes.
+const fs = require('fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(process.env.FAKE_GH_LOG, JSON.stringify({ args, token: process.env.GH_TOKEN }) + '\\n');
+const file = process.env.FAKE_GH_STATE;
+const comments = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+const method = args.includes('--method') ? args[args.indexOf('--method') + 1] : 'GET';
+if (method === 'GET') {
+  if (args[args.indexOf('--jq') + 1] !== '.[] | select(.body | startswith($ENV.STANDUP_MARKER)) | .id') process.exit(3);
+  for (const c of comments) if (c.body.startsWith(process.env.STANDUP_MARKER)) console.log(c.id);
+} else {
+  const body = fs.readFileSync(args[args.indexOf('-F') + 1].replace(/^body=@/, ''), 'utf8');
+  if (method === 'POST') comments.push({ id: 100 + comments.length, body });
+  else comments.find((c) => c.id === Number(args.find((a) => /comments\\/\\d+$/.test(a)).split('/').pop())).body = body;
+  fs.writeFileSync(file, JSON.stringify(comments));
+  console.log('{}');
+}
+`;
