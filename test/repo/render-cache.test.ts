@@ -187,10 +187,11 @@ describe('two runs at once', () => {
     const repo = temp('standup-cache-repo-');
     cpSync(fixture('cache-edits'), repo, { recursive: true });
     const xdg = temp('standup-cache-xdg-');
-    const bin = path.resolve(import.meta.dirname, '../../bin/standup.js');
+    // The source, as the other spawned CLI tests run it (bin/ runs dist/, which may be older).
+    const cliArgs = ['--import', 'tsx', path.resolve(import.meta.dirname, '../../src/cli/main.ts')];
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const c = spawn(process.execPath, [bin, 'check', '--repo', repo, '-o', 'json'], { env: { ...process.env, XDG_CACHE_HOME: xdg } });
+        const c = spawn(process.execPath, [...cliArgs, 'check', '--repo', repo, '-o', 'json'], { env: { ...process.env, XDG_CACHE_HOME: xdg } });
         let out = '';
         c.stdout.on('data', (d) => (out += d));
         c.on('error', reject);
@@ -198,7 +199,7 @@ describe('two runs at once', () => {
       });
     const [a, b] = await Promise.all([run(), run()]);
     const cold = await new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [bin, 'check', '--repo', repo, '-o', 'json', '--no-cache'], { env: { ...process.env, XDG_CACHE_HOME: xdg } });
+      const c = spawn(process.execPath, [...cliArgs, 'check', '--repo', repo, '-o', 'json', '--no-cache'], { env: { ...process.env, XDG_CACHE_HOME: xdg } });
       let out = '';
       c.stdout.on('data', (d) => (out += d));
       c.on('error', reject);
