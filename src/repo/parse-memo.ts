@@ -29,6 +29,16 @@ function saveAtExit(m: ParseMemo): void {
   });
 }
 
+let latest: ParseMemo | null = null;
+
+/**
+ * The memo of this process's latest load, for pure text -> value reads that run after it (check's bootstrap
+ * reader parses CRD manifests): content-keyed, so any load's memo gives the right answer.
+ */
+export function sharedMemo(): ParseMemo {
+  return (latest ??= new ParseMemo(null));
+}
+
 export class ParseMemo {
   /** From the file: hash -> [JSON, the load that last used it]. */
   private known = new Map<string, [string, number]>();
@@ -39,6 +49,7 @@ export class ParseMemo {
 
   /** @param file where the memo lives between loads, or null to keep it for this load only */
   constructor(private readonly file: string | null) {
+    latest = this;
     if (file) {
       this.read(file);
       saveAtExit(this);
