@@ -157,6 +157,8 @@ function parseDocs(text: string): Obj[] {
   return out;
 }
 
+const KIND_LINE = /^kind:[ \t]*["']?(\w+)/gm;
+
 const isFluxKs = (d: Obj) => d.kind === 'Kustomization' && String(d.apiVersion ?? '').startsWith('kustomize.toolkit.fluxcd.io/');
 const isRootSource = (d: Obj) => ROOT_SOURCE_KINDS.has(d.kind) && String(d.apiVersion ?? '').startsWith('source.toolkit.fluxcd.io/');
 const sourceUrl = (d: Obj | undefined): string | null => {
@@ -216,8 +218,11 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
     } catch {
       continue;
     }
-    const hasSource = /^kind:\s*["']?(GitRepository|OCIRepository|Bucket)\b/m.test(text);
-    const hasKs = /^kind:\s*["']?Kustomization\b/m.test(text) && text.includes('kustomize.toolkit.fluxcd.io/');
+    // One pass over the file's top-level kinds (most files are looked at only for this).
+    const kinds = new Set<string>();
+    for (const m of text.matchAll(KIND_LINE)) kinds.add(m[1]!);
+    const hasSource = kinds.has('GitRepository') || kinds.has('OCIRepository') || kinds.has('Bucket');
+    const hasKs = kinds.has('Kustomization') && text.includes('kustomize.toolkit.fluxcd.io/');
     const placeholder = path.basename(abs) === 'gotk-sync.yaml' && path.basename(path.dirname(abs)) === 'flux-system';
     if (hasSource || hasKs || placeholder) {
       const d = path.dirname(abs);
@@ -226,8 +231,8 @@ export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
       if (hasKs || placeholder) e.kustomizations.push(abs);
       byDir.set(d, e);
     }
-    const isInstance = /^kind:\s*["']?FluxInstance\b/m.test(text);
-    const isRelease = /^kind:\s*["']?HelmRelease\b/m.test(text) && (text.includes('flux-instance') || (/^\s+instance:/m.test(text) && /^\s+sync:/m.test(text)));
+    const isInstance = kinds.has('FluxInstance');
+    const isRelease = kinds.has('HelmRelease') && (text.includes('flux-instance') || (/^\s+instance:/m.test(text) && /^\s+sync:/m.test(text)));
     if (isInstance) instances.push(abs);
     if (isRelease) releases.push(abs);
     if (hasSource || hasKs || placeholder || isInstance || isRelease) texts.set(abs, text);

@@ -242,7 +242,7 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     root,
     work,
     builder,
-    origins: new OriginIndex(),
+    origins: new OriginIndex(memo),
     cache: new Map(),
     prescreen: new Prescreen(kustomizations),
     seq: { n: 0, uncached: 0 },
