@@ -26,6 +26,7 @@ import { BuildInputs } from './build-inputs.js';
 import { cacheLocation, RenderCache } from './render-cache.js';
 import { SourceIgnore } from './sourceignore.js';
 import { ParseMemo } from './parse-memo.js';
+import { codeId } from './code-id.js';
 import { createHash } from 'node:crypto';
 import { isError } from '../model/problem.js';
 
@@ -160,6 +161,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
     lastLoadStats.cacheMisses = ctx.renderCache?.stats.misses ?? 0;
     // Saved now for a next load in this process, and again at exit with what commands parsed after the load.
     ctx.memo.save();
+    await ctx.renderCache?.flush();
     ctx.renderCache?.maybeCollect();
     lastLoadStats.builds = ctx.seq.n;
     lastLoadStats.ms = performance.now() - t0;
@@ -225,7 +227,9 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
   const kustomizeId = o.cache ? binaryId(kustomize.command) : null;
   // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
   const renderCache = o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, process.env)) : null;
-  const memo = new ParseMemo(renderCache && !renderCache.disabled ? path.join(renderCache.dir, 'memo', `${createHash('sha256').update(repoRoot).digest('hex').slice(0, 32)}.memo`) : null);
+  // One memo per repository and standup build: two versions sharing the cache keep their own.
+  const memoName = createHash('sha256').update(`${repoRoot}\u0000${codeId()}`).digest('hex').slice(0, 32);
+  const memo = new ParseMemo(renderCache && !renderCache.disabled ? path.join(renderCache.dir, 'memo', `${memoName}.memo`) : null);
   const kustomizations = new KustomizationFiles(memo);
   const sourceIgnore = SourceIgnore.load(root);
   const ignoredMemo = new Map<string, boolean>();

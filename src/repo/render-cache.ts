@@ -10,7 +10,8 @@
 // 0700; one owned by another user, or writable by others, is not used. Its size is bounded: entries are touched on
 // use, and when the cache grows past its bound the least recently used are removed.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Header } from './kustomize-output.js';
 
@@ -116,32 +117,48 @@ export class RenderCache {
     return outcome;
   }
 
+  /**
+   * Stores an entry. The file system work runs off the main thread (a cold load writes one entry per build while it
+   * waits on kustomize); flush() waits for it.
+   */
   put(key: string, outcome: CachedOutcome): void {
     if (this.disabled) return;
     const payload = Buffer.from(JSON.stringify(outcome), 'utf8');
-    const head = `${FORMAT} ${key} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
+    const head = Buffer.from(`${FORMAT} ${key} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`, 'utf8');
     const f = this.file(key);
     const tmp = `${f}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      mkdirSync(path.dirname(f), { recursive: true, mode: 0o700 });
-      const fd = openSync(tmp, 'wx', 0o600);
-      try {
-        writeSync(fd, head);
-        writeSync(fd, payload);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, f);
-      this.wrote += head.length + payload.length;
-      this.stats.writes++;
-    } catch {
-      // A full disk or a read-only cache costs speed, never correctness.
-      try {
-        unlinkSync(tmp);
-      } catch {
-        /* never created */
-      }
+    this.writes.push(
+      (async () => {
+        try {
+          await this.shard(path.dirname(f));
+          await writeFile(tmp, Buffer.concat([head, payload]), { flag: 'wx', mode: 0o600 });
+          await rename(tmp, f);
+          this.wrote += head.length + payload.length;
+          this.stats.writes++;
+        } catch {
+          // A full disk or a read-only cache costs speed, never correctness.
+          await unlink(tmp).catch(() => {});
+        }
+      })(),
+    );
+  }
+
+  /** Waits for every entry put so far to be written (or given up). */
+  async flush(): Promise<void> {
+    while (this.writes.length > 0) await Promise.all(this.writes.splice(0));
+  }
+
+  private writes: Promise<void>[] = [];
+  private shards = new Map<string, Promise<unknown>>();
+
+  /** Creates a shard folder once per process (mkdir of an existing folder still costs a system call). */
+  private shard(dir: string): Promise<unknown> {
+    let p = this.shards.get(dir);
+    if (!p) {
+      p = mkdir(dir, { recursive: true, mode: 0o700 });
+      this.shards.set(dir, p);
     }
+    return p;
   }
 
   /** After the load: when this run wrote entries and the last size check is old, evict down to 80% of the bound. */

@@ -230,13 +230,14 @@ describe('two runs at once', () => {
 });
 
 describe('bounded, and private to its user', () => {
-  it('evicts the least recently used entries once past the bound, down to 80% of it', () => {
+  it('evicts the least recently used entries once past the bound, down to 80% of it', async () => {
     const dir = temp('standup-cache-');
     const c = new RenderCache({ dir, maxBytes: 10_000 });
     const text = 'x'.repeat(900);
     const keys = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(62)}`);
+    keys.forEach((k, i) => c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] }));
+    await c.flush();
     keys.forEach((k, i) => {
-      c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] });
       // Older keys were used longer ago; key 0 was used just now (a hit touches the entry).
       const t = new Date(Date.now() - (20 - i) * 60_000);
       utimesSync(path.join(dir, 'render', k.slice(0, 2), `${k}.entry`), t, t);
