@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds the testbed's binaries (etcd, kube-apiserver, kube-controller-manager,
-# Flux source-controller and kustomize-controller) from the Go modules under
-# test/testbed/go into a cache outside the repository, and prints the bin dir.
+# Builds the testbed's binaries from the Go modules under test/testbed/go into a cache outside the repository, and
+# prints the bin dir: etcd, kube-apiserver, kube-controller-manager, kubelet, kube-scheduler, kube-proxy, the Flux
+# source-, kustomize- and helm-controller, CoreDNS, sops and age-keygen, and the testbed's own small programs
+# (go/apps: the pause and app images, the CDI-like operator).
 #
-# The cache key is a hash of every go.mod/go.sum there plus `go version`
-# (test/testbed/paths.ts computes the same key), so a cached build costs
-# nothing and a version bump builds into a fresh directory.
+# Cache keys are per module: sha256 of `go version` and every go.mod/go.sum/*.go file of that module, so adding or
+# bumping one module rebuilds only its binaries. Each module builds into <cache>/m/<module>-<key>/bin; the bin dir
+# printed is <cache>/<combined key>/bin, symlinks to those (the combined key hashes the module keys).
+# test/testbed/paths.ts computes the same keys (test/testbed/paths.test.ts checks that).
 #
-# Usage: build-testbed.sh [--print-bin-dir]
+# Usage: build-testbed.sh [--print-bin-dir | --print-keys]
 # Env: STANDUP_TESTBED_CACHE (default ~/.cache/standup-testbed),
 #      TESTBED_BUILD_ONLY="etcd kube-apiserver" to build a subset.
 set -euo pipefail
@@ -16,71 +18,110 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mods="$root/test/testbed/go"
 # GOTOOLCHAIN=local: a dependency with a newer `go` line must fail, not fetch a toolchain.
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -modcacherw"
+export LC_ALL=C
 
-# Keep in sync with testbedKey() in test/testbed/paths.ts.
-key_files=(etcd/go.mod etcd/go.sum flux-kustomize/go.mod flux-kustomize/go.sum
-  flux-source/go.mod flux-source/go.sum k8s/go.mod k8s/go.sum)
-key=$({
-  go version
-  for f in "${key_files[@]}"; do printf '%s %s\n' "$f" "$(sha256sum <"$mods/$f" | cut -d' ' -f1)"; done
-} | sha256sum | cut -c1-16)
+# Keep in sync with MODULES in test/testbed/paths.ts (the order matters for the combined key).
+modules=(etcd k8s flux-source flux-kustomize flux-helm apps coredns sops)
+gov=$(go version)
+declare -A modkey
+for m in "${modules[@]}"; do
+  modkey[$m]=$({
+    echo "$gov"
+    (cd "$mods" && find "$m" -type f \( -name go.mod -o -name go.sum -o -name '*.go' \) | sort) | while read -r f; do
+      printf '%s %s\n' "$f" "$(sha256sum <"$mods/$f" | cut -d' ' -f1)"
+    done
+  } | sha256sum | cut -c1-16)
+done
+key=$(for m in "${modules[@]}"; do printf '%s %s\n' "$m" "${modkey[$m]}"; done | sha256sum | cut -c1-16)
 
-cache="${STANDUP_TESTBED_CACHE:-$HOME/.cache/standup-testbed}/$key"
+cacheroot="${STANDUP_TESTBED_CACHE:-$HOME/.cache/standup-testbed}"
+cache="$cacheroot/$key"
 bin="$cache/bin"
-# --print-bin-dir: where the binaries are (or would be); builds nothing.
+# --print-bin-dir: where the binaries are (or would be); --print-keys: "<module> <key>" lines. Both build nothing.
 if [[ "${1:-}" == --print-bin-dir ]]; then echo "$bin"; exit 0; fi
+if [[ "${1:-}" == --print-keys ]]; then for m in "${modules[@]}"; do echo "$m ${modkey[$m]}"; done; exit 0; fi
 mkdir -p "$bin" "$cache/crds" "$cache/logs"
 times="$cache/build-times.txt"
 
 log() { printf '[build-testbed] %s\n' "$*" >&2; }
+moddir() { echo "$cacheroot/m/$1-${modkey[$1]}"; }
 
-# build <binary> <module dir> <package> [ldflags...]
+# build <binary> <module> <package> [ldflags...]
 build() {
-  local name=$1 dir=$2 pkg=$3 ld=${4:-}
+  local name=$1 mod=$2 pkg=$3 ld=${4:-}
   if [[ -n "${TESTBED_BUILD_ONLY:-}" && " $TESTBED_BUILD_ONLY " != *" $name "* ]]; then return; fi
-  if [[ -x "$bin/$name" ]]; then log "$name: cached"; return; fi
-  log "$name: building $pkg (log: $cache/logs/$name.build.log)"
-  local t0=$SECONDS
-  # -p 2: the reference machine has 2 cores; more parallelism only adds peak RSS.
-  # Write to a temp name and rename, so an interrupted build never looks cached.
-  local tmp="$bin/.$name.tmp.$$" timer=()
-  # GNU time gives the peak RSS figure; the build works without it.
-  [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -v)
-  if ! (cd "$mods/$dir" && "${timer[@]}" go build -p 2 -trimpath -ldflags "-s -w $ld" \
-      -o "$tmp" "$pkg") >"$cache/logs/$name.build.log" 2>&1; then
-    tail -n 40 "$cache/logs/$name.build.log" >&2
-    rm -f "$tmp"
-    log "$name: build FAILED"
-    exit 1
+  local out
+  out="$(moddir "$mod")/bin"
+  mkdir -p "$out" "$(moddir "$mod")/logs"
+  if [[ -x "$out/$name" ]]; then
+    log "$name: cached"
+  else
+    local blog
+    blog="$(moddir "$mod")/logs/$name.build.log"
+    log "$name: building $pkg (log: $blog)"
+    local t0=$SECONDS
+    # -p 2: the reference machine has 2 cores; more parallelism only adds peak RSS.
+    # Write to a temp name and rename, so an interrupted build never looks cached.
+    local tmp="$out/.$name.tmp.$$" timer=()
+    # GNU time gives the peak RSS figure; the build works without it.
+    [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -v)
+    if ! (cd "$mods/$mod" && "${timer[@]}" go build -p 2 -trimpath -ldflags "-s -w $ld" \
+        -o "$tmp" "$pkg") >"$blog" 2>&1; then
+      tail -n 40 "$blog" >&2
+      rm -f "$tmp"
+      log "$name: build FAILED"
+      exit 1
+    fi
+    mv -f "$tmp" "$out/$name"
+    local rss
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$blog")
+    printf '%s\t%ss\tpeak_rss_kb=%s\t%s\n' "$name" "$((SECONDS - t0))" "$rss" "$(date -u +%FT%TZ)" >>"$times"
+    log "$name: built in $((SECONDS - t0))s, peak RSS ${rss} KB"
   fi
-  mv -f "$tmp" "$bin/$name"
-  local rss
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$cache/logs/$name.build.log")
-  printf '%s\t%ss\tpeak_rss_kb=%s\t%s\n' "$name" "$((SECONDS - t0))" "$rss" "$(date -u +%FT%TZ)" >>"$times"
-  log "$name: built in $((SECONDS - t0))s, peak RSS ${rss} KB"
+  ln -sfn "$out/$name" "$bin/$name"
 }
 
 modver() { (cd "$mods/$1" && go list -m -f '{{.Version}}' "$2"); }
 
 kv=$(modver k8s k8s.io/kubernetes)
 kminor=${kv#v1.}; kminor=${kminor%%.*}
-# Without these /version reports v0.0.0-master; they are cosmetic but help logs.
+# Without these /version reports v0.0.0-master; kubelet registers the node with this version.
 kld="-X k8s.io/component-base/version.gitVersion=$kv -X k8s.io/component-base/version.gitMajor=1"
 kld+=" -X k8s.io/component-base/version.gitMinor=$kminor -X k8s.io/component-base/version.gitTreeState=clean"
 
 # Smallest first, so a failure in a big one still leaves the small ones usable.
+build testbed-pause apps ./testbed-pause
+build testbed-app apps ./testbed-app
+build cdi-operator apps ./cdi-operator
 build etcd etcd go.etcd.io/etcd/server/v3
 build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver "$kld"
 build kube-controller-manager k8s k8s.io/kubernetes/cmd/kube-controller-manager "$kld"
+build kube-scheduler k8s k8s.io/kubernetes/cmd/kube-scheduler "$kld"
+build kube-proxy k8s k8s.io/kubernetes/cmd/kube-proxy "$kld"
+build kubelet k8s k8s.io/kubernetes/cmd/kubelet "$kld"
 build kustomize-controller flux-kustomize github.com/fluxcd/kustomize-controller
 build source-controller flux-source github.com/fluxcd/source-controller
+build helm-controller flux-helm github.com/fluxcd/helm-controller
+build coredns coredns github.com/coredns/coredns
+build sops sops github.com/getsops/sops/v3/cmd/sops
+build age-keygen sops filippo.io/age/cmd/age-keygen
 
-# The Flux CRDs live in the controller modules' zips (only api/ is a separate
-# module); copy them next to bin so the harness needs no Go at run time.
-for m in flux-source:github.com/fluxcd/source-controller flux-kustomize:github.com/fluxcd/kustomize-controller; do
+# The Flux CRDs live in the controller modules' zips (only api/ is a separate module); copy them next to bin so the
+# harness needs no Go at run time.
+for m in flux-source:github.com/fluxcd/source-controller flux-kustomize:github.com/fluxcd/kustomize-controller \
+  flux-helm:github.com/fluxcd/helm-controller; do
   src=$(cd "$mods/${m%%:*}" && go list -m -f '{{.Dir}}' "${m#*:}")
   cp -f "$src"/config/crd/bases/*.yaml "$cache/crds/"
 done
 chmod -R u+w "$cache/crds"
+# Which upstream version each binary is, for the images' upstream names (test/testbed/images.ts).
+{
+  printf 'source-controller %s\n' "$(modver flux-source github.com/fluxcd/source-controller)"
+  printf 'kustomize-controller %s\n' "$(modver flux-kustomize github.com/fluxcd/kustomize-controller)"
+  printf 'helm-controller %s\n' "$(modver flux-helm github.com/fluxcd/helm-controller)"
+  printf 'kubernetes %s\n' "$kv"
+  printf 'coredns %s\n' "$(modver coredns github.com/coredns/coredns)"
+  printf 'sops %s\n' "$(modver sops github.com/getsops/sops/v3)"
+} >"$cache/versions.txt"
 
 echo "$bin"

@@ -7,6 +7,7 @@ import type { ClusterConfig } from '../model/config.js';
 import type { Emit } from './events.js';
 import { parseText, readManifests } from './manifests.js';
 import { summarizeActions, type StepOutcome } from './step.js';
+import { waitFluxInstall } from './flux-install.js';
 
 type Bootstrap = NonNullable<ClusterConfig['bootstrap']>;
 
@@ -25,6 +26,8 @@ export async function bootstrapFlux(o: {
   /** --source-url: apply the root GitRepository with this URL instead of git's (a mirror, an air-gapped rebuild, the testbed). */
   sourceUrl?: string;
   sourceRef?: { kind: string; name: string; namespace: string };
+  /** Ends the wait for the install's Deployments (Ctrl-C). */
+  signal?: AbortSignal;
 }): Promise<StepOutcome> {
   const b = o.bootstrap;
   if (!b?.sync) {
@@ -32,14 +35,19 @@ export async function bootstrapFlux(o: {
       `Add bootstrap: {sync: <the cluster's flux-system directory>} under clusters.${o.cluster} (and install: already-running or install: {path: ...}).`);
   }
   const objects: K8sObject[] = [];
-  if (b.install && b.install !== 'already-running') objects.push(...(await readManifests(path.resolve(o.root, b.install.path), b.install.path)));
+  const install = b.install && b.install !== 'already-running' ? await readManifests(path.resolve(o.root, b.install.path), b.install.path) : [];
+  objects.push(...install);
   for (const s of b.secrets) objects.push(await readSecret(o.root, s));
   const sync = await readManifests(path.resolve(o.root, b.sync), b.sync);
   objects.push(...(o.sourceUrl ? sync.map((obj) => withUrl(obj, o.sourceUrl!, o.sourceRef)) : sync));
   const results = await o.client.apply(objects, { fieldManager: 'standup', force: true, dryRun: o.dryRun });
   // Only ids and actions are reported: never a Secret's data.
   for (const r of results) o.emit({ type: 'change', id: o.id, object: r.id, action: r.action, dryRun: !!o.dryRun });
-  return { result: 'ok', message: summarizeActions(results.map((r) => r.action)) };
+  const applied = summarizeActions(results.map((r) => r.action));
+  if (install.length === 0 || o.dryRun || b.install === undefined || b.install === 'already-running') return { result: 'ok', message: applied };
+  // The sync is applied with the install, so a run interrupted while the controllers roll out can be resumed.
+  const ready = await waitFluxInstall({ client: o.client, objects: install, emit: o.emit, id: o.id, file: b.install.path, signal: o.signal });
+  return { result: 'ok', message: `${applied}; ${ready}` };
 }
 
 /** A declared Secret: a plain manifest, or `sops -d` output held in memory only (never written to disk). */

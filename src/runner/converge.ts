@@ -10,6 +10,8 @@ import { requestReconcile } from './request-reconcile.js';
 import { tierStepId, type Emit } from './events.js';
 import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
 import type { LiveState } from './live-state.js';
+import { describeUnhealthy, withDetails } from './unhealthy.js';
+import { crdOnItsWay, type RuntimeCrdDecl } from './runtime-crd-wait.js';
 
 export interface ConvergeOptions {
   ctx: PlanContext;
@@ -26,6 +28,8 @@ export interface ConvergeOptions {
   tickMs?: number;
   /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
   retryBackoff?: { initialMs: number; maxMs: number };
+  /** tiers.yaml runtimeCrds: a missing kind whose operator already has its trigger is waited for, not a deadlock. */
+  runtimeCrds?: readonly RuntimeCrdDecl[];
 }
 
 export interface TierOutcome {
@@ -101,6 +105,23 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
       if (live && t.requestedAt === null) {
         t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
       }
+      if (r.state === 'failed' && r.diagnosis?.type === 'missing-crd' && failureIsCurrent(live, t.requestedAt, source.revision) && !o.dryRun) {
+        const waiting = await crdOnItsWay(o.client, r.diagnosis, o.runtimeCrds ?? []);
+        if (waiting) {
+          t.retryAt ??= now() + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+          if (now() >= t.retryAt) {
+            t.retries++;
+            t.retryAt = null;
+            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: `${waiting}; asking Flux again (${t.retries})` });
+            t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
+          } else if (waiting !== t.lastLine) {
+            t.lastLine = waiting;
+            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: waiting });
+          }
+          if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, []);
+          continue;
+        }
+      }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision) && !t.secondChance && !o.dryRun) {
         // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a
         // webhook not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
@@ -122,7 +143,9 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         }
       }
       if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
-        const { message, hint } = explainFailure(key, r, o.fallback);
+        const explained = explainFailure(key, r, o.fallback);
+        const message = withDetails(explained.message, await describeUnhealthy(o.client, r.diagnosis));
+        const hint = explained.hint;
         o.emit({ type: 'step-end', id: tierStepId(key), result: 'failed', durationMs: now() - t.startedAt, message });
         throw new TierFailedError(key, message, hint);
       }
@@ -131,7 +154,7 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         t.lastLine = line;
         o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: line });
       }
-      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks);
+      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, await describeUnhealthy(o.client, t.readiness.diagnosis));
     }
     first = false;
     if ([...tracks.values()].every((t) => t.done)) return outcomes;
@@ -151,11 +174,11 @@ function failureIsCurrent(live: LiveKustomization | undefined, requestedAt: stri
   return !(sourceRevision && attempted && attempted !== sourceRevision);
 }
 
-function timeout(key: string, t: Track, tracks: Map<string, Track>): WaitTimeoutError {
+function timeout(key: string, t: Track, tracks: Map<string, Track>, details: string[]): WaitTimeoutError {
   const pending = [...tracks.values()].filter((x) => !x.done && x.startedAt !== null).map((x) => `${x.key}: ${statusLine(x.readiness)}`);
   const d = t.readiness.diagnosis;
   const laggards = d?.type === 'health-check' ? `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}` : '';
-  return new WaitTimeoutError(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, pending);
+  return new WaitTimeoutError(withDetails(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, details), pending);
 }
 
 const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

@@ -85,7 +85,7 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
   if (!o.skipPreflight) await runStep(emit, 'preflight', async () => ({ result: 'ok', message: await preflight(s, mode) }));
   if (mode === 'up') {
     await runStep(emit, 'bootstrap', async () => {
-      const out = await bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s) });
+      const out = await bootstrapFlux({ client: s.client, root, cluster: s.name, bootstrap: s.entry?.bootstrap, emit, id: 'bootstrap', dryRun, sourceUrl: o.sourceUrl, sourceRef: rootSource(s), signal: o.signal });
       await unsuspendRoot(s, emit, 'bootstrap', !!dryRun, o.signal);
       return out;
     });
@@ -108,5 +108,5 @@ async function steps(s: Session, mode: RunMode, o: RunOptions, watchSignal: Abor
     return { result: 'ok', message: rev ? `${ref.kind}/${ref.namespace}/${ref.name} at ${rev}` : 'no artifact yet (dry run)' };
   });
   const fallback = await fallbackCrds(root, s.fallbackFiles);
-  return converge({ ctx: s.ctx, client: s.client, live, emit, signal: o.signal, timeoutFor: s.timeoutFor, fallback, dryRun });
+  return converge({ ctx: s.ctx, client: s.client, live, emit, signal: o.signal, timeoutFor: s.timeoutFor, fallback, dryRun, runtimeCrds: s.config.runtimeCrds });
 }

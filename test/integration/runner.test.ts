@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
+import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -56,6 +57,9 @@ async function wipe() {
   await k.deleteGit('flux-system');
   for (const c of RUNTIME_CRDS) await k.deleteCrd(c);
   await until('the runtime CRDs to be gone', async () => (await Promise.all(RUNTIME_CRDS.map((c) => k.crd(c)))).every((c) => c === null), 60_000);
+  // CRDs the pruned tiers owned may still be terminating; the next scenario's crds tier would re-apply them mid-way.
+  const crds = tb.kubeConfig().makeApiClient(ApiextensionsV1Api);
+  await until('pruned CRDs to finish terminating', async () => (await crds.listCustomResourceDefinition()).items.every((c) => !c.metadata?.deletionTimestamp), 300_000);
 }
 
 beforeAll(async () => {

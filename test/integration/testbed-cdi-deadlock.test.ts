@@ -2,16 +2,18 @@
 // a CDI and a StorageProfile together never converges, because the
 // StorageProfile kind exists only after the CDI operator sees a CDI; the split
 // layout (StorageProfile in its own tier, dependsOn the CDI tier) converges.
+// The operator is a real pod on the testbed's node (go/apps/cdi-operator).
 import path from 'node:path';
-import { ApiextensionsV1Api, CustomObjectsApi, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../testbed/harness.js';
 import { repoRoot } from '../testbed/paths.js';
-import { ensureNamespace, exists, httpStatus } from '../testbed/kube.js';
+import { ensureNamespace, exists, httpStatus, namespaceExists } from '../testbed/kube.js';
 import { deleteCrd } from '../testbed/operator.js';
 import { pollUntil } from '../testbed/wait.js';
-import { CDI_GROUP, CDI_VERSION } from '../testbed/cdi.js';
+import { CDI_GROUP, CDI_VERSION, storageProfileCrd } from '../testbed/cdi.js';
+import { applyAll, cdiOperatorManifests, waitDeploymentAvailable } from '../testbed/workloads.js';
 import {
   GIT_REPOSITORY,
   KUSTOMIZATION,
@@ -49,9 +51,27 @@ async function listCluster(plural: string): Promise<KubernetesObject[]> {
 }
 
 let revision = '';
+const OPERATOR_NS = 'flux-cdi-operator';
 // Only this file's CDIs trigger it: other files (the runner's) leave their own
 // CDI objects on the shared cluster.
-const operator = tb.operator.cdi(OPERATOR_DELAY_MS, ['cdi-combined', 'cdi-split']);
+const operatorManifests = cdiOperatorManifests({
+  namespace: OPERATOR_NS,
+  name: 'flux-cdi-operator',
+  names: ['cdi-combined', 'cdi-split'],
+  delay: `${OPERATOR_DELAY_MS}ms`,
+  crds: { [`${SP_CRD}.yaml`]: JSON.stringify(storageProfileCrd()) },
+});
+
+/** The operator pod's log, through the API server and the node's kubelet. */
+async function operatorLog(): Promise<string> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = await core.listNamespacedPod({ namespace: OPERATOR_NS, labelSelector: 'app=flux-cdi-operator' });
+  const name = pods.items.find((p) => p.status?.phase === 'Running')?.metadata?.name;
+  if (!name) throw new Error('no running operator pod');
+  return core.readNamespacedPodLog({ namespace: OPERATOR_NS, name });
+}
+
+const created = (o: KubernetesObject | undefined) => new Date(o?.metadata?.creationTimestamp ?? 0).getTime();
 
 beforeAll(async () => {
   // The operator's CRD must not exist yet, or there is no deadlock to see.
@@ -62,6 +82,8 @@ beforeAll(async () => {
   // process sees the cluster as it is (matters when another file made the CRD).
   await tb.restart('kustomize-controller');
   await ensureNamespace(kc, NS);
+  await applyAll(kc, operatorManifests);
+  await waitDeploymentAvailable(kc, OPERATOR_NS, 'flux-cdi-operator');
   const sha = await tb.git.createRepo('cdi', fixture);
   revision = `main@sha1:${sha}`;
   await applyFlux(kc, gitRepository('cdi', tb.git.url('cdi'), opts));
@@ -69,7 +91,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await tb.operator.stopAll();
+  // The operator goes with its namespace (its ClusterRole and binding too).
+  await kc.makeApiClient(CoreV1Api).deleteNamespace({ name: OPERATOR_NS }).catch(() => undefined);
+  await kc.makeApiClient(RbacAuthorizationV1Api).deleteClusterRoleBinding({ name: 'flux-cdi-operator' }).catch(() => undefined);
+  await kc.makeApiClient(RbacAuthorizationV1Api).deleteClusterRole({ name: 'flux-cdi-operator' }).catch(() => undefined);
+  await pollUntil('the operator to be gone', async () => ((await namespaceExists(kc, OPERATOR_NS)) ? undefined : true), { timeoutMs: 60_000 });
   // Leave no CDI, no runtime CRD and no Flux objects behind: other files
   // (the runner's) start their own CDI operators on this cluster.
   await deleteAllFlux(kc, NS);
@@ -99,7 +125,7 @@ describe('testbed: the CDI / StorageProfile deadlock', () => {
 
     // Nothing of the tier's second stage was applied: no CDI, so no operator, so no kind.
     expect((await listCluster('cdis')).map((o) => o.metadata?.name)).not.toContain('cdi-combined');
-    expect(operator.triggeredAt).toBeUndefined();
+    expect(await operatorLog()).not.toContain('trigger seen');
     expect(await crdExists(SP_CRD)).toBe(false);
     // The CRD stage did go through (CRDs are applied before the dry-run of the rest).
     expect(await crdExists(`cdis.${CDI_GROUP}`)).toBe(true);
@@ -110,9 +136,12 @@ describe('testbed: the CDI / StorageProfile deadlock', () => {
     const op = await waitFlux(kc, KUSTOMIZATION, 'cdi-operator', (o) => isReady(o) && o.status?.lastAppliedRevision === revision, opts);
     expect(condition(op)?.message).toBe(`Applied revision: ${revision}`);
 
-    const createdAt = await operator.waitCreated(60_000);
-    expect(operator.triggeredAt).toBeInstanceOf(Date);
-    expect(createdAt.getTime() - (operator.triggeredAt as Date).getTime()).toBeGreaterThanOrEqual(OPERATOR_DELAY_MS);
+    await pollUntil(`the operator to create ${SP_CRD}`, async () => ((await crdExists(SP_CRD)) ? true : undefined), { timeoutMs: 60_000 });
+    const cdi = (await listCluster('cdis')).find((o) => o.metadata?.name === 'cdi-split');
+    const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: SP_CRD });
+    // The API server's own timestamps (whole seconds): the kind appeared only after the operator's delay.
+    expect(created(crd as KubernetesObject) - created(cdi)).toBeGreaterThanOrEqual(OPERATOR_DELAY_MS - 1000);
+    expect(await operatorLog()).toMatch(/trigger seen[\s\S]*installed CRD storageprofiles\.cdi\.kubevirt\.io/);
 
     const cfg = await waitFlux(kc, KUSTOMIZATION, 'cdi-config', (o) => isReady(o) && o.status?.lastAppliedRevision === revision, opts);
     expect(condition(cfg)?.message).toBe(`Applied revision: ${revision}`);

@@ -26,7 +26,8 @@ describe('testbed: control plane', () => {
     expect(cfg['current-context']).toBe('standup-testbed');
     expect(tb.contextName).toBe('standup-testbed');
     expect(cfg.clusters[0]?.cluster.server).toBe(tb.server);
-    expect(tb.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    // Loopback without a node; with one, the host end of the node's link, which pods reach too.
+    expect(tb.server).toBe(`https://${tb.node ? tb.node.hostIp : '127.0.0.1'}:${tb.ports.apiServer}`);
     expect(cfg.users[0]?.user.token).toBe(tb.token);
     expect(kc.getCurrentContext()).toBe('standup-testbed');
   });

@@ -14,31 +14,51 @@ export interface ApiServerOptions {
   etcdUrl: string;
   saKeyFile: string;
   tokenFile: string;
+  /**
+   * Where it listens and what it advertises. Default 127.0.0.1 with no endpoints for the `kubernetes` Service; a
+   * testbed with a node passes the host end of the node's link, so pods reach it through that Service.
+   */
+  host?: string;
+  /** Default 10.0.0.0/24. */
+  serviceCidr?: string;
+  /** Audit log (JSON lines) and its policy; see audit.ts. */
+  auditLog?: string;
+  auditPolicy?: string;
 }
 
 export const apiServerCertDir = (dir: string): string => path.join(dir, 'pki');
 
+export const apiServerHost = (o: Pick<ApiServerOptions, 'host'>): string => o.host ?? '127.0.0.1';
+
 function apiServerArgs(o: ApiServerOptions): string[] {
+  const host = apiServerHost(o);
   return [
     `--etcd-servers=${o.etcdUrl}`,
     `--secure-port=${o.port}`,
-    '--bind-address=127.0.0.1',
+    `--bind-address=${host}`,
     // Without it the server looks for a default-route interface and fails on
     // hosts that have none (ResolveBindAddress -> ChooseHostInterface).
-    '--advertise-address=127.0.0.1',
-    // Do not publish loopback Endpoints for the kubernetes Service.
-    '--endpoint-reconciler-type=none',
+    `--advertise-address=${host}`,
+    // Loopback endpoints for the kubernetes Service would be useless (and are refused); the node's link address is
+    // what pods reach, so then the endpoints are kept up to date by the lease reconciler.
+    `--endpoint-reconciler-type=${o.host ? 'lease' : 'none'}`,
     // With no --tls-cert-file, it writes a self-signed apiserver.crt here; that
-    // cert is its own CA, and covers 127.0.0.1.
+    // cert is its own CA, and covers the bind address and the kubernetes Service IP.
     `--cert-dir=${apiServerCertDir(o.dir)}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
-    `--service-account-issuer=https://127.0.0.1:${o.port}`,
+    `--service-cluster-ip-range=${o.serviceCidr ?? '10.0.0.0/24'}`,
+    `--service-account-issuer=https://${host}:${o.port}`,
+    // Logs and exec go to the kubelet by its InternalIP: the default tries the node's hostname first, which would be a
+    // DNS query to the host's resolver, off this machine.
+    '--kubelet-preferred-address-types=InternalIP',
+    ...(o.auditLog && o.auditPolicy
+      ? [`--audit-policy-file=${o.auditPolicy}`, `--audit-log-path=${o.auditLog}`, '--audit-log-format=json', '--audit-log-maxage=0', '--audit-log-maxbackup=0', '--audit-log-maxsize=0']
+      : []),
     `--service-account-key-file=${o.saKeyFile}`,
     `--service-account-signing-key-file=${o.saKeyFile}`,
     `--token-auth-file=${o.tokenFile}`,
     '--authorization-mode=RBAC',
     '--allow-privileged=true',
-    // Nothing here runs pods; skip the cost of every pod-only controller loop.
+    // Nobody here reads pprof; skip its handlers.
     '--profiling=false',
     '--v=1',
   ];
@@ -83,7 +103,7 @@ function getStatus(url: string, token?: string): Promise<{ status: number; body:
 }
 
 async function waitApiServerReady(o: ApiServerOptions, proc: ManagedProcess, timeoutMs: number): Promise<void> {
-  const base = `https://127.0.0.1:${o.port}`;
+  const base = `https://${apiServerHost(o)}:${o.port}`;
   const abort = () => (proc.exit ? `exited with ${JSON.stringify(proc.exit)}` : undefined);
   await pollUntil(
     'kube-apiserver /readyz',

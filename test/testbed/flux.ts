@@ -25,11 +25,15 @@ export interface FluxPorts {
   sourceStorage: number;
   kustomizeMetrics: number;
   kustomizeHealth: number;
+  /** Only when helm-controller runs (a testbed with a node). */
+  helmMetrics?: number;
+  helmHealth?: number;
 }
 
 export interface FluxOptions {
   binDir: string;
-  kubeconfig: string;
+  /** Each controller's own kubeconfig (its own user, which the audit policy leaves out). */
+  kubeconfig: (name: FluxController) => string;
   dir: string;
   logsDir: string;
   ports: FluxPorts;
@@ -56,7 +60,7 @@ async function waitHealthy(proc: ManagedProcess, port: number, timeoutMs: number
   }
 }
 
-export type FluxController = 'source-controller' | 'kustomize-controller';
+export type FluxController = 'source-controller' | 'kustomize-controller' | 'helm-controller';
 
 const COMMON = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console', '--log-level=debug'];
 
@@ -70,6 +74,14 @@ function fluxArgs(name: FluxController, o: FluxOptions): string[] {
       `--storage-addr=127.0.0.1:${o.ports.sourceStorage}`,
       // Goes into status.artifact.url, which kustomize-controller downloads.
       `--storage-adv-addr=127.0.0.1:${o.ports.sourceStorage}`,
+    ];
+  }
+  if (name === 'helm-controller') {
+    return [
+      ...COMMON,
+      `--metrics-addr=127.0.0.1:${o.ports.helmMetrics}`,
+      `--health-addr=127.0.0.1:${o.ports.helmHealth}`,
+      `--requeue-dependency=${o.requeueDependency}`,
     ];
   }
   return [
@@ -86,14 +98,18 @@ export async function startFluxController(name: FluxController, o: FluxOptions, 
   mkdirSync(path.join(o.dir, 'artifacts'), { recursive: true });
   const proc = spawnManaged(name, path.join(o.binDir, name), fluxArgs(name, o), {
     logFile: path.join(o.logsDir, `${name}.log`),
-    env: controllerEnv(o.kubeconfig),
+    env: controllerEnv(o.kubeconfig(name)),
   });
-  await waitHealthy(proc, name === 'source-controller' ? o.ports.sourceHealth : o.ports.kustomizeHealth, timeoutMs);
+  const health = { 'source-controller': o.ports.sourceHealth, 'kustomize-controller': o.ports.kustomizeHealth, 'helm-controller': o.ports.helmHealth };
+  await waitHealthy(proc, health[name] ?? 0, timeoutMs);
   return proc;
 }
 
-export async function startFluxControllers(o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess[]> {
-  const names: FluxController[] = ['source-controller', 'kustomize-controller'];
+export async function startFluxControllers(
+  o: FluxOptions,
+  names: FluxController[] = ['source-controller', 'kustomize-controller'],
+  timeoutMs = 30_000,
+): Promise<ManagedProcess[]> {
   const results = await Promise.allSettled(names.map((n) => startFluxController(n, o, timeoutMs)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiServerCaPem, startApiServer, type ApiServerOptions } from './apiserver.js';
+import { apiServerCaPem, apiServerHost, startApiServer, type ApiServerOptions } from './apiserver.js';
 import { cdiOperatorOptions } from './cdi.js';
 import { startControllerManager, type ControllerManagerOptions } from './controller-manager.js';
 import { TestbedStartError } from './errors.js';
@@ -10,16 +10,26 @@ import { etcdUrl, startEtcd } from './etcd.js';
 import { FLUX_NAMESPACE, installFluxCrds, startFluxController, startFluxControllers, type FluxController, type FluxOptions } from './flux.js';
 import { gitRepos, type GitRepos } from './git-repos.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import { ensureNamespace, loadKubeConfig } from './kube.js';
+import { apply, ensureNamespace, loadKubeConfig } from './kube.js';
 import { CONTEXT_NAME, kubeconfigYaml } from './kubeconfig.js';
 import { startCrdOperator, type CrdOperator, type CrdOperatorOptions } from './operator.js';
-import { requireBinaries, testbedBinDir, testbedCrdDir } from './paths.js';
+import { auditPolicyYaml, COMPONENT_USERS } from './audit.js';
+import { chartsRoot } from './charts.js';
+import { prepareNode, type Node, type NodeInfo } from './node/node.js';
+import { corednsImage, fluxImageSpecs } from './node/images.js';
+import { corednsManifests } from './node/coredns.js';
+import { waitDeploymentAvailable } from './workloads.js';
+import { TestbedError } from './errors.js';
+import { startScheduler } from './node/proxy-scheduler.js';
+import { runCleanup } from './node/host-state.js';
+import { NODE_BINARIES, requireBinaries, testbedBinDir, testbedCrdDir } from './paths.js';
 import { randomToken, serviceAccountKeyPem, tokenCsvLine } from './pki.js';
 import { freePorts } from './ports.js';
 import { killAllSync, livePids, type ManagedProcess } from './process.js';
 import { startReaper, writeReaperPids } from './reaper.js';
 
 export { CONTEXT_NAME } from './kubeconfig.js';
+export type { NodeInfo } from './node/node.js';
 export type { GitRepos, FileChanges } from './git-repos.js';
 export type { CrdOperator, CrdOperatorOptions } from './operator.js';
 
@@ -38,6 +48,19 @@ export interface TestbedOptions {
   handleSignals?: boolean;
   /** Progress lines (component started, timings). */
   log?: (line: string) => void;
+  /**
+   * A real node: containerd, kubelet, kube-scheduler, kube-proxy and pods on a CNI bridge, all in namespaces of
+   * the testbed's own, plus helm-controller. Default true, unless STANDUP_TESTBED_NODE=0. Needs root.
+   */
+  node?: boolean;
+  /** Also import Flux's controller images (under their upstream names) into the node. Default false. */
+  fluxImages?: boolean;
+  /**
+   * 'processes' (default): the Flux controllers run as host processes, CRDs installed, so `bootstrap.install:
+   * already-running` fits. 'pods': a bare cluster with a node (CoreDNS, Flux's images imported, no Flux at all), for
+   * installing Flux from a repository's gotk-components.yaml. Also STANDUP_TESTBED_FLUX=pods.
+   */
+  flux?: 'processes' | 'pods';
 }
 
 export interface TestbedPorts {
@@ -51,6 +74,10 @@ export interface TestbedPorts {
   kustomizeMetrics: number;
   kustomizeHealth: number;
   http: number;
+  /** With a node only. */
+  scheduler?: number;
+  helmMetrics?: number;
+  helmHealth?: number;
 }
 
 /** Plain data: what a test worker or a shell needs to use a running testbed. */
@@ -75,6 +102,14 @@ export interface TestbedInfo {
   fluxNamespace: string;
   /** ms from start() to everything ready, per step and in total. */
   timings: Record<string, number>;
+  /** The API server's audit log (JSON lines; see audit.ts for what it records). */
+  auditLog: string;
+  /** Where pods reach the git server and chart repositories (the node's link address; gitBaseUrl without a node). */
+  clusterGitBaseUrl: string;
+  /** How Flux runs: host processes, or nothing yet (installed into the cluster by the test). */
+  flux: 'processes' | 'pods';
+  /** Present when the testbed has a node. */
+  node?: NodeInfo;
 }
 
 export interface TestbedOperators {
@@ -95,6 +130,7 @@ export const RESTARTABLE: readonly RestartableComponent[] = [
   'kube-controller-manager',
   'source-controller',
   'kustomize-controller',
+  'helm-controller',
 ];
 
 export interface TestbedClient extends TestbedInfo {
@@ -161,7 +197,7 @@ export function readInfo(dir: string): TestbedInfo {
 }
 
 // Every testbed of this process, for the signal/exit handlers.
-const active = new Set<{ dir: string; keep: boolean }>();
+const active = new Set<{ dir: string; keep: boolean; cleanup?: string }>();
 let handlersInstalled = false;
 
 function installHandlers(): void {
@@ -169,7 +205,10 @@ function installHandlers(): void {
   handlersInstalled = true;
   const emergency = () => {
     killAllSync();
-    for (const t of active) if (!t.keep) rmSync(t.dir, { recursive: true, force: true });
+    for (const t of active) {
+      if (t.cleanup) runCleanup(t.cleanup);
+      if (!t.keep) rmSync(t.dir, { recursive: true, force: true });
+    }
     active.clear();
   };
   process.on('exit', emergency);
@@ -192,6 +231,9 @@ function logTail(file: string | undefined, lines = 25): string {
   return `\n--- last lines of ${file} ---\n${text}`;
 }
 
+/** Whether start() gives the testbed a node when not told: yes, unless STANDUP_TESTBED_NODE=0. */
+export const nodeByDefault = (): boolean => process.env.STANDUP_TESTBED_NODE !== '0';
+
 export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
   const t0 = Date.now();
   const timings: Record<string, number> = {};
@@ -199,21 +241,25 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     timings[step] = Date.now() - since;
     opts.log?.(`${step}: ${timings[step]} ms`);
   };
+  const fluxMode = opts.flux ?? (process.env.STANDUP_TESTBED_FLUX === 'pods' ? 'pods' : 'processes');
+  const withNode = opts.node ?? (fluxMode === 'pods' || nodeByDefault());
+  if (fluxMode === 'pods' && !withNode) throw new TestbedError('flux: \'pods\' needs a node (node: true): the Flux controllers run as its pods');
   const binDir = opts.binDir ?? testbedBinDir();
   const crdDir = opts.crdDir ?? (opts.binDir ? path.join(path.dirname(opts.binDir), 'crds') : testbedCrdDir());
-  const bins = requireBinaries(binDir);
+  const bins = requireBinaries(binDir, withNode ? NODE_BINARIES : []);
   const keep = opts.keepDir ?? process.env.STANDUP_TESTBED_KEEP === '1';
   if (opts.handleSignals ?? true) installHandlers();
 
   const tmpRoot = opts.tmpRoot ?? tmpdir();
   mkdirSync(tmpRoot, { recursive: true });
   const dir = mkdtempSync(path.join(tmpRoot, 'standup-testbed-'));
-  const self = { dir, keep };
+  const self: { dir: string; keep: boolean; cleanup?: string } = { dir, keep };
   active.add(self);
   const logs = path.join(dir, 'logs');
   mkdirSync(logs);
   const reaperPidFile = path.join(dir, 'pids');
-  const reaperPid = startReaper(process.pid, reaperPidFile, keep ? path.join(dir, '.none') : dir);
+  const nodeCleanup = path.join(dir, 'node', 'cleanup.sh');
+  const reaperPid = startReaper(process.pid, reaperPidFile, keep ? path.join(dir, '.none') : dir, withNode ? nodeCleanup : '');
   const procs = new Map<string, ManagedProcess>();
   const track = (p: ManagedProcess) => {
     procs.set(p.name, p);
@@ -221,14 +267,15 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     return p;
   };
   let http: HttpServer | undefined;
+  let node: Node | undefined;
   let stopped = false;
   const ops = operators(path.join(dir, 'kubeconfig'));
+  const fluxNames: FluxController[] = fluxMode === 'pods' ? [] : withNode ? ['source-controller', 'kustomize-controller', 'helm-controller'] : ['source-controller', 'kustomize-controller'];
 
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await ops.stopAll().catch(() => {});
-    // Clients first (they would log errors while the apiserver goes away), etcd last.
     const stopOne = async (name: string) => {
       const p = procs.get(name);
       if (!p) return;
@@ -236,7 +283,14 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       const exit = await p.stop(5000);
       opts.log?.(`stopped ${name} in ${Date.now() - s0} ms (${exit.signal ?? `exit ${exit.code}`})`);
     };
-    await Promise.all(['source-controller', 'kustomize-controller', 'kube-controller-manager'].map(stopOne));
+    // The node first (its pods go with it, no API needed), then API clients (they would log errors while the
+    // apiserver goes away), etcd last.
+    if (node) {
+      const s0 = Date.now();
+      await node.stop();
+      opts.log?.(`stopped the node in ${Date.now() - s0} ms`);
+    }
+    await Promise.all([...fluxNames, 'kube-scheduler', 'kube-controller-manager'].map(stopOne));
     for (const name of ['kube-apiserver', 'etcd']) await stopOne(name);
     await http?.close();
     try {
@@ -249,19 +303,44 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
   };
 
   try {
-    const [etcdClient, etcdPeer, apiPort, kcmPort, sm, sh, ss, km, kh] = (await freePorts(9)) as [
-      number, number, number, number, number, number, number, number, number,
+    const [etcdClient, etcdPeer, apiPort, kcmPort, sm, sh, ss, km, kh, schedPort, hm, hh] = (await freePorts(12)) as [
+      number, number, number, number, number, number, number, number, number, number, number, number,
     ];
+    // One token per component, so the audit log can leave the testbed's own traffic out (audit.ts).
     const token = randomToken();
+    const componentTokens = Object.fromEntries(COMPONENT_USERS.map((u) => [u, randomToken()])) as Record<(typeof COMPONENT_USERS)[number], string>;
     const saKeyFile = path.join(dir, 'sa.key');
     const tokenFile = path.join(dir, 'tokens.csv');
     writeFileSync(saKeyFile, serviceAccountKeyPem(), { mode: 0o600 });
-    writeFileSync(tokenFile, tokenCsvLine(token, 'admin', ['system:masters']), { mode: 0o600 });
+    writeFileSync(
+      tokenFile,
+      tokenCsvLine(token, 'admin', ['system:masters']) + COMPONENT_USERS.map((u) => tokenCsvLine(componentTokens[u], u, ['system:masters'])).join(''),
+      { mode: 0o600 },
+    );
+    const auditPolicy = path.join(dir, 'audit-policy.yaml');
+    writeFileSync(auditPolicy, auditPolicyYaml());
+    const auditLog = path.join(logs, 'audit.log');
 
     const gitRoot = path.join(dir, 'git');
     const gitWorkRoot = path.join(dir, 'git-work');
     mkdirSync(gitRoot);
     mkdirSync(gitWorkRoot);
+    mkdirSync(chartsRoot(dir));
+
+    // The API server listens on the node's link address, so the node's namespaces come first (~0.1 s); its
+    // containerd and images need no API server and come up while the control plane does.
+    let s = Date.now();
+    let runtime: Promise<void> | undefined;
+    if (withNode) {
+      node = await prepareNode({ dir, logs, bins, binDir, extraImages: opts.fluxImages || fluxMode === 'pods' ? fluxImageSpecs(binDir) : [], track: (p) => track(p), log: opts.log });
+      self.cleanup = node.cleanup;
+      mark('node-namespace', s);
+      const rs = Date.now();
+      runtime = node.startRuntime().then(() => mark('node-runtime', rs));
+      // Awaited with the rest; never an unhandled rejection meanwhile.
+      runtime.catch(() => {});
+    }
+    const linkHost = node?.info;
 
     const apiOpts: ApiServerOptions = {
       bin: bins['kube-apiserver'],
@@ -271,6 +350,10 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       etcdUrl: '',
       saKeyFile,
       tokenFile,
+      host: linkHost?.hostIp,
+      serviceCidr: linkHost?.serviceCidr,
+      auditLog,
+      auditPolicy,
     };
     // Filled in as start-up proceeds; restart() reuses them verbatim.
     let kcmOpts: ControllerManagerOptions | undefined;
@@ -280,10 +363,13 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       'kube-controller-manager': () => startControllerManager(kcmOpts as ControllerManagerOptions),
       'source-controller': () => startFluxController('source-controller', fluxOpts as FluxOptions),
       'kustomize-controller': () => startFluxController('kustomize-controller', fluxOpts as FluxOptions),
+      'helm-controller': () => startFluxController('helm-controller', fluxOpts as FluxOptions),
     };
     let restarting: Promise<void> | undefined;
     const restart = async (component: RestartableComponent) => {
-      if (!RESTARTABLE.includes(component)) throw new Error(`cannot restart ${component}`);
+      if (!RESTARTABLE.includes(component) || (component.endsWith('-controller') && component !== 'kube-controller-manager' && !fluxNames.includes(component as FluxController))) {
+        throw new Error(`cannot restart ${component}${fluxMode === 'pods' ? ' (Flux runs as pods here)' : ''}`);
+      }
       // Serialize concurrent requests: one restart at a time.
       while (restarting) await restarting.catch(() => {});
       restarting = (async () => {
@@ -304,8 +390,8 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       ...RESTARTABLE.map((c) => [`restart/${c}`, async () => restart(c)]),
     ]) as Record<string, () => Promise<void>>;
 
-    let s = Date.now();
-    http = await startHttpServer(gitRoot, controls);
+    s = Date.now();
+    http = await startHttpServer(gitRoot, controls, 0, chartsRoot(dir), node ? [node.info.hostIp] : []);
     const ports: TestbedPorts = {
       etcdClient,
       etcdPeer,
@@ -317,6 +403,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       kustomizeMetrics: km,
       kustomizeHealth: kh,
       http: http.port,
+      ...(withNode ? { scheduler: schedPort, helmMetrics: hm, helmHealth: hh } : {}),
     };
 
     s = Date.now();
@@ -328,27 +415,35 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     track(await startApiServer(apiOpts));
     mark('kube-apiserver', s);
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${apiServerHost(apiOpts)}:${apiPort}`;
     const caPem = apiServerCaPem(dir);
     const kubeconfigPath = path.join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPem, token }), { mode: 0o600 });
     const kc = loadKubeConfig(kubeconfigPath);
+    // Each component's own kubeconfig (its own user).
+    mkdirSync(path.join(dir, 'kubeconfigs'));
+    const componentKubeconfig = (user: (typeof COMPONENT_USERS)[number]) => {
+      const file = path.join(dir, 'kubeconfigs', `${user.replace(/[^a-z0-9-]+/g, '-')}.yaml`);
+      writeFileSync(file, kubeconfigYaml({ server, caPem, token: componentTokens[user] }), { mode: 0o600 });
+      return file;
+    };
 
     s = Date.now();
     kcmOpts = {
       bin: bins['kube-controller-manager'],
-      kubeconfig: kubeconfigPath,
+      kubeconfig: componentKubeconfig('system:kube-controller-manager'),
       logFile: path.join(logs, 'kube-controller-manager.log'),
       port: kcmPort,
       saKeyFile,
       rootCaFile: path.join(dir, 'pki', 'apiserver.crt'),
     };
+    const fluxKubeconfigs = Object.fromEntries(fluxNames.map((n) => [n, componentKubeconfig(`flux:${n}`)])) as Record<FluxController, string>;
     fluxOpts = {
       binDir,
-      kubeconfig: kubeconfigPath,
+      kubeconfig: (n) => fluxKubeconfigs[n],
       dir,
       logsDir: logs,
-      ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh },
+      ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh, helmMetrics: hm, helmHealth: hh },
       requeueDependency: opts.requeueDependency ?? '5s',
     };
     const kcm = (async () => {
@@ -356,14 +451,29 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       mark('kube-controller-manager', s);
     })();
     const flux = (async () => {
+      if (fluxMode === 'pods') return;
       await installFluxCrds(kc, crdDir);
       await ensureNamespace(kc, FLUX_NAMESPACE);
       mark('flux-crds', s);
       const fs = Date.now();
-      for (const p of await startFluxControllers(fluxOpts as FluxOptions)) track(p);
+      for (const p of await startFluxControllers(fluxOpts as FluxOptions, fluxNames)) track(p);
       mark('flux-controllers', fs);
     })();
-    const results = await Promise.allSettled([kcm, flux]);
+    const nodeJoin = (async () => {
+      if (!node) return;
+      const n = node;
+      await runtime;
+      const ns = Date.now();
+      track(await startScheduler({ bin: bins['kube-scheduler']!, kubeconfig: componentKubeconfig('system:kube-scheduler'), port: schedPort, logFile: path.join(logs, 'kube-scheduler.log') }));
+      await n.join({ kubeconfig: componentKubeconfig('system:node:standup-node'), proxyKubeconfig: componentKubeconfig('system:kube-proxy'), kc, bins });
+      mark('node-join', ns);
+      // Cluster DNS, as every distribution runs it: pods resolve Services (in-cluster Flux needs it).
+      const ds = Date.now();
+      for (const m of corednsManifests({ image: corednsImage(binDir), clusterIp: n.info.dnsServiceIp })) await apply(kc, m);
+      await waitDeploymentAvailable(kc, 'kube-system', 'coredns');
+      mark('coredns', ds);
+    })();
+    const results = await Promise.allSettled([kcm, flux, nodeJoin]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     mark('total', t0);
@@ -383,6 +493,10 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       binDir,
       fluxNamespace: FLUX_NAMESPACE,
       timings,
+      auditLog,
+      clusterGitBaseUrl: node ? `http://${node.info.hostIp}:${http.port}` : http.baseUrl,
+      flux: fluxMode,
+      ...(node ? { node: node.info } : {}),
     };
     writeFileSync(path.join(dir, INFO_FILE), JSON.stringify(info, null, 2));
     return {
@@ -397,6 +511,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     };
   } catch (e) {
     const tail = e instanceof TestbedStartError ? logTail(e.logFile) : '';
+    // A node that failed half-way still has to be cleaned up; prepareNode cleans up after itself when it throws.
     await stop();
     if (tail && e instanceof Error) e.message += tail;
     throw e;

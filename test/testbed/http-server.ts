@@ -1,5 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { gitEnv } from './git-repos.js';
 
 export type ControlHandler = (req: IncomingMessage) => Promise<unknown>;
@@ -11,21 +13,30 @@ export interface HttpServer {
 }
 
 /**
- * One loopback HTTP server for two things:
+ * One loopback HTTP server for three things:
  *  - git smart HTTP: every other path goes to `git http-backend` (CGI). Flux's
  *    go-git v5 speaks only the smart protocol, so a static file server won't do.
  *  - `/-/<name>` control routes, so test workers can ask the host process to
  *    act (e.g. restart kube-apiserver). `-` cannot start a repo name.
+ *  - `/charts/<repo>/...`: Helm chart repositories (index.yaml and .tgz files
+ *    under `chartsRoot`, written by charts.ts), read by source-controller.
  */
 export async function startHttpServer(
   gitRoot: string,
   controls: Record<string, ControlHandler>,
   port = 0,
+  chartsRoot?: string,
+  /** More addresses to serve on, with the same port (a node's link address, so pods reach git and charts). */
+  moreHosts: string[] = [],
 ): Promise<HttpServer> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/-/')) {
       void control(url.pathname.slice(3), req, res);
+      return;
+    }
+    if (chartsRoot && url.pathname.startsWith('/charts/')) {
+      staticFile(chartsRoot, decodeURIComponent(url.pathname.slice('/charts/'.length)), res);
       return;
     }
     gitBackend(gitRoot, url, req, res);
@@ -51,15 +62,39 @@ export async function startHttpServer(
   });
   const addr = server.address();
   const actual = addr && typeof addr === 'object' ? addr.port : port;
+  const extra = await Promise.all(
+    moreHosts.map(
+      (h) =>
+        new Promise<http.Server>((resolve, reject) => {
+          const s = http.createServer((req, res) => server.emit('request', req, res));
+          s.once('error', reject);
+          s.listen(actual, h, () => resolve(s));
+        }),
+    ),
+  );
+  const closeOne = (s: http.Server) =>
+    new Promise<void>((resolve) => {
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
   return {
     port: actual,
     baseUrl: `http://127.0.0.1:${actual}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all([server, ...extra].map(closeOne));
+    },
   };
+}
+
+function staticFile(root: string, rel: string, res: ServerResponse) {
+  const file = path.resolve(root, rel);
+  if (!file.startsWith(root + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${rel}\n`);
+    return;
+  }
+  const type = file.endsWith('.yaml') ? 'application/x-yaml' : file.endsWith('.tgz') ? 'application/gzip' : 'application/octet-stream';
+  res.writeHead(200, { 'content-type': type, 'content-length': statSync(file).size });
+  createReadStream(file).pipe(res);
 }
 
 function gitBackend(root: string, url: URL, req: IncomingMessage, res: ServerResponse) {

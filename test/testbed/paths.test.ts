@@ -1,16 +1,38 @@
-// The build script and the harness must agree on the cache key, or the
-// harness looks for binaries in a directory the script never fills.
+// The build script and the harness must agree on the cache keys, or the harness looks for binaries in a directory
+// the script never fills.
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, testbedBinDir, testbedKey } from './paths.js';
+import { MODULES, moduleKey, repoRoot, testbedBinDir, testbedKey } from './paths.js';
 
-describe('testbed cache key', () => {
-  it('matches scripts/build-testbed.sh --print-bin-dir', () => {
-    const fromScript = execFileSync('bash', [path.join(repoRoot, 'scripts/build-testbed.sh'), '--print-bin-dir'], {
-      encoding: 'utf8',
-    }).trim();
-    expect(fromScript).toBe(testbedBinDir());
+const script = (root: string, flag: string) =>
+  execFileSync('bash', [path.join(root, 'scripts/build-testbed.sh'), flag], { encoding: 'utf8' }).trim();
+const keysOf = (root: string) => Object.fromEntries(script(root, '--print-keys').split('\n').map((l) => l.split(' ')));
+
+describe('testbed cache keys', () => {
+  it('match scripts/build-testbed.sh, per module and combined', () => {
+    expect(script(repoRoot, '--print-bin-dir')).toBe(testbedBinDir());
     expect(testbedKey()).toMatch(/^[0-9a-f]{16}$/);
+    expect(keysOf(repoRoot)).toEqual(Object.fromEntries(MODULES.map((m) => [m, moduleKey(m)])));
+  });
+
+  it('change for the edited module only, so one module edit rebuilds only its binaries', () => {
+    // A copy of the script and the modules, so the edit never touches the checkout.
+    const copy = mkdtempSync(path.join(tmpdir(), 'standup-key-'));
+    try {
+      mkdirSync(path.join(copy, 'scripts'));
+      cpSync(path.join(repoRoot, 'scripts/build-testbed.sh'), path.join(copy, 'scripts/build-testbed.sh'));
+      cpSync(path.join(repoRoot, 'test/testbed/go'), path.join(copy, 'test/testbed/go'), { recursive: true });
+      const before = keysOf(copy);
+      writeFileSync(path.join(copy, 'test/testbed/go/apps/testbed-app/extra.go'), 'package main\n');
+      const after = keysOf(copy);
+      expect(after.apps).not.toBe(before.apps);
+      expect({ ...after, apps: '' }).toEqual({ ...before, apps: '' });
+      expect(script(copy, '--print-bin-dir')).not.toBe(testbedBinDir());
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

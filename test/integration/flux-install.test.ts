@@ -1,0 +1,262 @@
+// Cold start from nothing, for real: a bare testbed whose node runs Flux's images (no Flux yet), cluster DNS
+// (CoreDNS) and the API server reachable from pods. `standup up --repo examples/homelab --cluster dev` installs Flux from the
+// repository's gotk-components.yaml, waits for its controllers' Deployments (real pods), applies the sync, and
+// converges every tier; pods resolve Services by name; a controller that cannot start fails the install step
+// naming its Deployment and the pod's reason.
+import { createSocket } from 'node:dgram';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, type Testbed } from '../testbed/harness.js';
+import { sopsRepo, type SopsRepo } from '../testbed/sops.js';
+import { pollUntil } from '../testbed/wait.js';
+import { PROJECT } from './cli.js';
+import { kube, ready, until } from './kube.js';
+import { serveRepo } from './serve.js';
+
+const TIERS = ['apps', 'apps-vms', 'crds', 'flux-system', 'headlamp', 'oauth2-proxy', 'platform', 'platform-config', 'platform-config-cdi'];
+const FLUX_DEPLOYMENTS = ['helm-controller', 'kustomize-controller', 'source-controller'];
+let tb: Testbed;
+let sops: SopsRepo;
+
+/** The standup CLI as its own process (so it can be interrupted, and sops gets its environment), against a testbed. */
+const standupProc = (t: Testbed, args: string[], cwd = PROJECT, env: Record<string, string> = {}) =>
+  execa('node', [path.join(PROJECT, 'bin/standup.js'), ...args, '--kubeconfig', t.kubeconfigPath], { cwd, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1', ...env } });
+
+/** Files under the temp dir and the home dir changed since `since` that contain any of `needles` (outside `skip`). */
+function filesContaining(needles: string[], since: number, skip: string[]): string[] {
+  const hits: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (skip.some((s) => p === s || p.startsWith(s + path.sep))) continue;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        try {
+          const st = statSync(p);
+          if (st.mtimeMs < since || st.size > 64 << 20) continue;
+          const text = readFileSync(p, 'latin1');
+          if (needles.some((n) => text.includes(n))) hits.push(p);
+        } catch {
+          // gone meanwhile, or unreadable
+        }
+      }
+    }
+  };
+  walk(tmpdir());
+  // The Go and testbed caches are large and written by builds, not by standup.
+  for (const d of ['.cache', '.config', '.local', '.npm']) walk(path.join(homedir(), d));
+  return hits;
+}
+
+beforeAll(async () => {
+  tb = await start({ flux: 'pods', handleSignals: false });
+  sops = await sopsRepo(tb.binDir);
+}, 180_000);
+
+afterAll(async () => {
+  sops?.cleanup();
+  await tb?.stop();
+});
+
+/** One DNS query (A record) over UDP, from the host to a Service address. */
+function resolveA(server: string, name: string): Promise<{ rcode: number; addresses: string[] }> {
+  const id = Math.floor(Math.random() * 65535);
+  const labels = name.replace(/\.$/, '').split('.');
+  const q = Buffer.concat([
+    Buffer.from([id >> 8, id & 255, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0, 0, 1, 0, 1]),
+  ]);
+  return new Promise((resolve, reject) => {
+    const s = createSocket('udp4');
+    const timer = setTimeout(() => (s.close(), reject(new Error(`no DNS answer from ${server} for ${name}`))), 3000);
+    s.on('message', (m) => {
+      clearTimeout(timer);
+      s.close();
+      const rcode = m[3]! & 15;
+      const answers = m.readUInt16BE(6);
+      const addresses: string[] = [];
+      let off = q.length;
+      for (let i = 0; i < answers; i++) {
+        off += (m[off]! & 0xc0) === 0xc0 ? 2 : m.indexOf(0, off) - off + 1;
+        const type = m.readUInt16BE(off);
+        const len = m.readUInt16BE(off + 8);
+        if (type === 1 && len === 4) addresses.push([...m.subarray(off + 10, off + 14)].join('.'));
+        off += 10 + len;
+      }
+      resolve({ rcode, addresses });
+    });
+    s.send(q, 53, server);
+  });
+}
+
+describe.sequential('Flux installed into the cluster from the repository', () => {
+  it('the bare testbed: no Flux, CoreDNS answers for Services and for nothing outside the cluster', async () => {
+    expect(tb.flux).toBe('pods');
+    expect(await kube(tb.kubeConfig()).namespace('flux-system')).toBeNull();
+    const dns = tb.node!.dnsServiceIp;
+    // kube-proxy programs the kube-dns Service a moment after CoreDNS turns Ready: ask until it answers.
+    const answer = await pollUntil('CoreDNS to answer through its Service', () => resolveA(dns, 'kubernetes.default.svc.cluster.local.'), { timeoutMs: 30_000, intervalMs: 500 });
+    expect(answer).toEqual({ rcode: 0, addresses: [tb.node!.kubernetesServiceIp] });
+    const outside = await resolveA(dns, 'example.com.');
+    expect(outside.addresses).toEqual([]);
+    expect(outside.rcode).not.toBe(0);
+  });
+
+  it('up installs Flux from gotk-components.yaml, waits for its Deployments, applies the SOPS secret from memory, and converges every tier', async () => {
+    {
+      const { url, sha } = await serveRepo(tb.git, 'homelab', sops.repo, `${tb.clusterGitBaseUrl}/homelab.git`);
+      const record = path.join(sops.repo, 'up-record.json');
+      const t0 = Date.now();
+      const r = await standupProc(tb, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url, '--timeout', '5m', '--record', record], sops.repo, sops.env);
+      expect(r.exitCode, r.all).toBe(0);
+      // The install step, with its time in the summary.
+      expect(r.all).toMatch(/Bootstrap Flux \(install, secrets, sync\)\s+ok\s+\d+(\.\d+)?m?s/);
+      expect(r.all).toMatch(/3 controller Deployment\(s\) Available/);
+      const apps = tb.kubeConfig().makeApiClient(AppsV1Api);
+      const deps = (await apps.listNamespacedDeployment({ namespace: 'flux-system' })).items;
+      expect(deps.map((d) => d.metadata?.name).sort()).toEqual(FLUX_DEPLOYMENTS);
+      for (const d of deps) expect(d.status?.availableReplicas, d.metadata?.name).toBe(1);
+      // Every tier Ready at the pushed revision, reconciled by the in-cluster controllers.
+      const kss = await kube(tb.kubeConfig()).kustomizations();
+      expect(kss.map((k) => k.metadata.name).sort()).toEqual(TIERS);
+      for (const k of kss) {
+        expect(ready(k), k.metadata.name).toBe(true);
+        expect(k.status?.lastAppliedRevision).toBe(`main@sha1:${sha}`);
+      }
+      // The secret, decrypted in memory, is in the cluster...
+      const secret = await tb.kubeConfig().makeApiClient(CoreV1Api).readNamespacedSecret({ namespace: 'flux-system', name: 'cluster-secrets' });
+      for (const [k, v] of Object.entries(sops.values)) expect(Buffer.from(secret.data?.[k] ?? '', 'base64').toString()).toBe(v);
+      // ...and nowhere else: not in the output (events, logs), the record, or any file written meanwhile.
+      expect(r.all).toContain('Secret/flux-system/cluster-secrets');
+      const leaks = filesContaining(Object.values(sops.values), t0, [tb.dir]);
+      for (const v of Object.values(sops.values)) {
+        expect(r.all).not.toContain(v);
+        expect(readFileSync(record, 'utf8')).not.toContain(v);
+      }
+      expect(leaks).toEqual([]);
+    }
+  });
+
+  it('reset --up: tiers torn down in reverse order and stood up again; Flux itself stays', async () => {
+    const uids = async () => (await fluxDeployments(tb)).map((d) => d.metadata?.uid).sort();
+    const before = await uids();
+    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev', '--yes', '--up', '-o', 'json'], sops.repo, sops.env);
+    expect(r.exitCode, r.all).toBe(0);
+    const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; id?: string; result?: string });
+    const torn = events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:')).map((e) => String(e.id).slice('delete:flux-system/'.length));
+    expect(torn).toHaveLength(TIERS.length - 1);
+    // Dependents first: apps-vms before platform-config-cdi before platform-config ... crds last.
+    expect(torn.indexOf('apps-vms')).toBeLessThan(torn.indexOf('platform-config-cdi'));
+    expect(torn.indexOf('platform-config')).toBeLessThan(torn.indexOf('platform'));
+    expect(torn.indexOf('platform')).toBeLessThan(torn.indexOf('crds'));
+    const kss = await kube(tb.kubeConfig()).kustomizations();
+    expect(kss.every((k) => ready(k))).toBe(true);
+    expect(await uids()).toEqual(before);
+  });
+});
+
+async function allTiersReady(t: Testbed, sha: string): Promise<boolean> {
+  const kss = await kube(t.kubeConfig()).kustomizations();
+  return kss.length === TIERS.length && kss.every((k) => ready(k) && k.status?.lastAppliedRevision === `main@sha1:${sha}`);
+}
+
+async function fluxDeployments(t: Testbed) {
+  try {
+    return (await t.kubeConfig().makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace: 'flux-system' })).items;
+  } catch {
+    return [];
+  }
+}
+
+describe.sequential('interrupted cold starts, and an install that cannot start', () => {
+  it('SIGINT while the Flux Deployments roll out: up exits 130, resume finishes the job', async () => {
+    const t = await start({ flux: 'pods', handleSignals: false });
+    const sops = await sopsRepo(t.binDir);
+    try {
+      const { url, sha } = await serveRepo(t.git, 'homelab', sops.repo, `${t.clusterGitBaseUrl}/homelab.git`);
+      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url], sops.repo, sops.env);
+      // The Deployments exist, their pods are not all Available yet.
+      await until('the Flux Deployments to be rolling out', async () => {
+        const deps = await fluxDeployments(t);
+        return deps.length === 3 && deps.some((d) => (d.status?.availableReplicas ?? 0) === 0);
+      }, 60_000, 100);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(r.exitCode, r.all).toBe(130);
+      expect(r.all).toMatch(/Bootstrap Flux/);
+      expect(await allTiersReady(t, sha)).toBe(false);
+      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev'], sops.repo, sops.env);
+      expect(resumed.exitCode, resumed.all).toBe(0);
+      expect(await allTiersReady(t, sha)).toBe(true);
+    } finally {
+      sops.cleanup();
+      await t.stop();
+    }
+  }, 300_000);
+
+  it('SIGKILL while a tier waits: resume finishes the job', async () => {
+    const t = await start({ flux: 'pods', handleSignals: false });
+    const sops = await sopsRepo(t.binDir);
+    try {
+      const { url, sha } = await serveRepo(t.git, 'homelab', sops.repo, `${t.clusterGitBaseUrl}/homelab.git`);
+      const run = standupProc(t, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url], sops.repo, sops.env);
+      // platform waits for its Deployments (wait: true) once crds is Ready.
+      await until('a tier to be waiting on its Deployments', async () => {
+        const kss = await kube(t.kubeConfig()).kustomizations();
+        const crds = kss.find((k) => k.metadata.name === 'crds');
+        const platform = kss.find((k) => k.metadata.name === 'platform');
+        return crds && ready(crds) && platform && !ready(platform);
+      }, 120_000, 100);
+      run.kill('SIGKILL');
+      const r = await run;
+      expect(r.signal).toBe('SIGKILL');
+      const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev'], sops.repo, sops.env);
+      expect(resumed.exitCode, resumed.all).toBe(0);
+      expect(await allTiersReady(t, sha)).toBe(true);
+    } finally {
+      sops.cleanup();
+      await t.stop();
+    }
+  });
+
+  it('a controller that cannot start: up fails at the install step naming the Deployment and the pod\'s reason (exit 1)', async () => {
+    const t = await start({ flux: 'pods', handleSignals: false });
+    // A copy of the repository (and its tiers.yaml) whose install names an image the node does not have.
+    const sops = await sopsRepo(t.binDir);
+    const repo = sops.repo;
+    try {
+      const gotk = path.join(repo, 'clusters/dev/flux-system/gotk-components.yaml');
+      writeFileSync(
+        gotk,
+        readFileSync(gotk, 'utf8')
+          .replace(/image: ghcr\.io\/fluxcd\/kustomize-controller:\S+/, 'image: ghcr.io/fluxcd/kustomize-controller:v0.0.0-not-built')
+          // Never: the node must not even try a registry (there is none to reach).
+          .replace(/(image: ghcr\.io\/fluxcd\/kustomize-controller:v0\.0\.0-not-built\n(\s+)imagePullPolicy:) IfNotPresent/, '$1 Never'),
+      );
+      const { url } = await serveRepo(t.git, 'homelab', repo, `${t.clusterGitBaseUrl}/homelab.git`);
+      const t0 = Date.now();
+      const r = await standupProc(t, ['up', '--repo', repo, '--cluster', 'dev', '--source-url', url], repo, sops.env);
+      expect(r.exitCode, r.all).toBe(1);
+      expect(Date.now() - t0).toBeLessThan(120_000);
+      expect(r.all).toMatch(/Flux install from clusters\/dev\/flux-system\/gotk-components\.yaml cannot start: Deployment\/flux-system\/kustomize-controller: 0\/1 ready; kustomize-controller-[a-z0-9]+-[a-z0-9]+: ErrImageNeverPull/);
+      expect(r.all).toContain('Check the controller images named in clusters/dev/flux-system/gotk-components.yaml');
+      // The other controllers did start.
+      const deps = await fluxDeployments(t);
+      expect(deps.filter((d) => (d.status?.availableReplicas ?? 0) === 1).map((d) => d.metadata?.name).sort()).toEqual(['helm-controller', 'source-controller']);
+    } finally {
+      sops.cleanup();
+      await t.stop();
+    }
+  });
+});

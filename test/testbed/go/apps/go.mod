@@ -1,0 +1,3 @@
+module standup.invalid/testbed/apps
+
+go 1.26.0
