@@ -122,6 +122,38 @@ describe('warm equals cold after an edit of each input that matters (fixture cac
     expect((cm.raw as { data: { v: string } }).data.v).toBe('2');
   });
 
+  it('another kustomize (a new binary on PATH, or the same one rebuilt) is a new key: every build runs again', async () => {
+    const repo = temp('standup-cache-repo-');
+    cpSync(fixture('cache-edits'), repo, { recursive: true });
+    const cache = temp('standup-cache-');
+    const bin = temp('standup-cache-bin-');
+    const kubectl = execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim();
+    // A `kustomize` wrapper around kubectl's: found first on PATH, so it is the binary the key names.
+    const wrapper = path.join(bin, 'kustomize');
+    const writeWrapper = (comment: string) => {
+      writeFileSync(wrapper, `#!/bin/sh\n# ${comment}\nshift\nexec ${kubectl} kustomize "$@"\n`);
+      chmodSync(wrapper, 0o755);
+    };
+    const saved = process.env.PATH;
+    try {
+      const byKubectl = snapshot(await loadRepository({ repo, cache }));
+      process.env.PATH = `${bin}${path.delimiter}${saved}`;
+      writeWrapper('v1');
+      expect(snapshot(await loadRepository({ repo, cache }))).toEqual(byKubectl);
+      const all = lastLoadStats.spawned;
+      expect(all, 'a kustomize on PATH that was not used before').toBeGreaterThan(0);
+      await loadRepository({ repo, cache });
+      expect(lastLoadStats.spawned).toBe(0);
+      writeWrapper('v2, rebuilt');
+      const t = new Date(Date.now() + 5_000);
+      utimesSync(wrapper, t, t);
+      expect(snapshot(await loadRepository({ repo, cache }))).toEqual(byKubectl);
+      expect(lastLoadStats.spawned, 'the same path, another binary').toBe(all);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it('a build failure is cached too, with its message, and goes away when the missing input appears', async () => {
     const repo = temp('standup-cache-repo-');
     cpSync(fixture('cache-edits'), repo, { recursive: true });
