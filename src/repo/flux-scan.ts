@@ -12,6 +12,18 @@ import { generatedResources, hasKustomizationFile, type Ignored } from './overla
 const FLUX_KUSTOMIZE_API = 'kustomize.toolkit.fluxcd.io';
 const OPAQUE_FIELDS = ['helmCharts', 'helmChartInflationGenerator', 'helmGlobals', 'generators', 'transformers', 'validators'];
 
+/**
+ * The same walk for another question about a tier's files: `test` says whether one file's text may hold what is
+ * looked for; `doubt` is the answer where the files cannot tell (a remote base, a Helm chart, a plugin, a missing
+ * or unreadable input). FluxScan asks for Flux Kustomizations with doubt = yes.
+ */
+export interface ScanQuestion {
+  test: (text: string) => boolean;
+  doubt: boolean;
+}
+
+const FLUX_KUSTOMIZATIONS: ScanQuestion = { test: (text) => text.includes(FLUX_KUSTOMIZE_API), doubt: true };
+
 export class FluxScan {
   private dirs = new Map<string, boolean>();
   private files = new Map<string, boolean>();
@@ -19,10 +31,16 @@ export class FluxScan {
   constructor(
     private readonly kustomizations: KustomizationFiles,
     private readonly ignored: Ignored = () => false,
+    private readonly question: ScanQuestion = FLUX_KUSTOMIZATIONS,
   ) {}
 
   /** True when building `dir` (absolute) with these spec.components (relative to `dir`) may apply a Flux Kustomization. */
   mayApplyKustomizations(dir: string, components: readonly string[] = []): boolean {
+    return this.may(dir, components);
+  }
+
+  /** True when building `dir` with these spec.components may yield what the question looks for. */
+  may(dir: string, components: readonly string[] = []): boolean {
     if (components.some((c) => this.dirMay(path.resolve(dir, c)))) return true;
     if (hasKustomizationFile(dir)) return this.dirMay(dir);
     // Flux's generated kustomization: every YAML file under dir, and subdirectories that have their own.
@@ -41,12 +59,16 @@ export class FluxScan {
   private kustomizationMay(dir: string): boolean {
     const read = this.kustomizations.read(dir);
     // No kustomization file: kustomize fails on such a resource directory, so let it say so. Unreadable: the same.
-    if (read === null || read === 'unparseable') return true;
+    const doubt = this.question.doubt;
+    if (read === null || read === 'unparseable') return doubt;
     const k = read.doc as Obj;
-    if (!k || typeof k !== 'object' || Array.isArray(k)) return true;
-    if (OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
+    if (!k || typeof k !== 'object' || Array.isArray(k)) return doubt;
+    if (doubt && OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
     for (const r of objectRefs(k)) {
-      if (isRemote(r)) return true;
+      if (isRemote(r)) {
+        if (doubt) return true;
+        continue;
+      }
       const p = path.resolve(dir, r);
       if (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)) return true;
     }
@@ -58,9 +80,9 @@ export class FluxScan {
     if (hit !== undefined) return hit;
     let r: boolean;
     try {
-      r = readFileSync(file, 'utf8').includes(FLUX_KUSTOMIZE_API);
+      r = this.question.test(readFileSync(file, 'utf8'));
     } catch {
-      r = true;
+      r = this.question.doubt;
     }
     this.files.set(file, r);
     return r;

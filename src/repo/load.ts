@@ -16,6 +16,7 @@ import { DEFAULT_SOURCE, discoverClusters, entryName, normalizeRepoPath, type Cl
 import { exportRevision, findGitRoot, type ExportedRevision } from './git.js';
 import { ArtifactStore } from './artifacts.js';
 import { FluxScan } from './flux-scan.js';
+import { HELM_DEPENDS_ON } from './helm-scan.js';
 import { KustomizationFiles } from './kustomization-file.js';
 import { Builder, findKustomize } from './kustomize.js';
 import { OriginIndex } from './origin.js';
@@ -252,6 +253,7 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     seq: { n: 0, uncached: 0 },
     scope: o.scope ?? 'all',
     fluxScan: new FluxScan(kustomizations, ignored),
+    helmScan: new FluxScan(kustomizations, ignored, HELM_DEPENDS_ON),
     artifacts: new ArtifactStore(work),
     kustomizations,
     renderCache,

@@ -12,7 +12,8 @@ import { materialize, type BuiltObject, type Header } from './kustomize-output.j
 import type { OriginIndex } from './origin.js';
 import { parseGenerator } from './artifact-generator/index.js';
 import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
-import type { FluxScan } from './flux-scan.js';
+import { FluxScan } from './flux-scan.js';
+import { helmReleaseNamed } from './helm-scan.js';
 import type { KustomizationFiles } from './kustomization-file.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay, type Ignored } from './overlay.js';
@@ -50,6 +51,8 @@ export interface RenderContext {
    */
   scope: 'all' | 'graph';
   fluxScan: FluxScan;
+  /** Scope 'graph': may a tier's files hold a HelmRelease with spec.dependsOn (helm-scan.ts)? Those are built too. */
+  helmScan: FluxScan;
   artifacts: ArtifactStore;
   /** Kustomization files read once per load, shared by discovery, prescreen and flux-scan. */
   kustomizations: KustomizationFiles;
@@ -219,7 +222,7 @@ class ClusterRenderer {
   private active = 0;
   private waiters: (() => void)[] = [];
   /** Leaf tiers not built yet (scope 'graph'); `quiesce` builds them before anyone concludes something is missing. */
-  private deferred: (() => Promise<void>)[] = [];
+  private deferred: ((() => Promise<void>) & { dir: string; components: readonly string[] })[] = [];
   /** Deferred leaf tiers never built: while above zero, `objects` lacks theirs. */
   private deferredCount = 0;
   /** What each Kustomization's render came to, by key (a duplicate key shares the first one's). */
@@ -246,6 +249,7 @@ class ClusterRenderer {
     } finally {
       release();
     }
+    if (this.ctx.scope === 'graph') await this.buildHelmTargets();
     const byRank = (a: object, b: object) => compareRanks(this.rank.get(a) ?? [], this.rank.get(b) ?? []);
     this.ks.sort(byRank);
     this.objects.sort(byRank);
@@ -267,6 +271,26 @@ class ClusterRenderer {
       },
       problems: this.problems,
     };
+  }
+
+  /**
+   * Scope 'graph': the leaf tiers that may apply a HelmRelease another one depends on (helm-scan.ts), so that plan
+   * sees the HelmRelease orders the tier graph hides. Such a tier applies no Kustomization, so one pass is enough.
+   */
+  private async buildHelmTargets(): Promise<void> {
+    const names = new Set<string>();
+    for (const o of this.objects) {
+      if (o.kind !== 'HelmRelease' || !o.apiVersion.startsWith('helm.toolkit.fluxcd.io/')) continue;
+      const deps = (o.raw as Obj).spec?.dependsOn;
+      for (const d of Array.isArray(deps) ? deps : []) if (typeof d?.name === 'string') names.add(d.name);
+    }
+    if (names.size === 0 || this.deferred.length === 0) return;
+    const scan = new FluxScan(this.ctx.kustomizations, this.ctx.ignored, helmReleaseNamed(names));
+    const build = this.deferred.filter((d) => scan.may(d.dir, d.components));
+    if (build.length === 0) return;
+    this.deferred = this.deferred.filter((d) => !build.includes(d));
+    this.deferredCount -= build.length;
+    await Promise.all(build.map((render) => render()));
   }
 
   /** Marks the calling render as done with its own work (once); see `active`. */
@@ -576,9 +600,10 @@ class ClusterRenderer {
     // Another Kustomization of this cluster builds the same path with the same overlay: its objects are in already.
     if (this.renderedRequests.has(rk)) return;
     this.renderedRequests.add(rk);
-    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components)) {
+    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components) && !this.ctx.helmScan.may(abs, overlay.components)) {
       this.expansion.set(ks.key, 'deferred');
-      this.deferred.push(() => this.tracked((r) => this.buildChild(ks, abs, overlay, rel, r)));
+      const render = () => this.tracked((r) => this.buildChild(ks, abs, overlay, rel, r));
+      this.deferred.push(Object.assign(render, { dir: abs, components: overlay.components ?? [] }));
       this.deferredCount++;
       return;
     }

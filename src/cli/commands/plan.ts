@@ -3,6 +3,7 @@ import { renderPlanMarkdown } from '../../ui/plan-markdown.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { closeNames, selectPlan, type SelectedPlan, type Selection } from '../../plan/select.js';
 import type { ClusterPlan } from '../../plan/plan.js';
+import { implicitDependsOn } from '../../plan/helm-order.js';
 import type { Io } from '../io.js';
 import { isExpanded } from '../../model/flux.js';
 import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
@@ -23,9 +24,14 @@ export async function plan(o: PlanOptions, io: Io): Promise<number> {
   const selection = selectionOf(o);
   const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
   // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
-  const expanded = contexts.map(({ plan: p, cluster }): ClusterPlan => {
+  // `implicitDependsOn`: the HelmRelease orders the tier graph hides (the load builds the tiers that may hold them).
+  const expanded = contexts.map(({ plan: p, cluster, graph }): ClusterPlan => {
     const byKey = new Map(cluster.kustomizations.map((k) => [k.key, k]));
-    return { ...p, kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}) })) };
+    const implicit = implicitDependsOn(cluster, graph);
+    return {
+      ...p,
+      kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}), implicitDependsOn: implicit.get(k.key) ?? [] })),
+    };
   });
   const plans = narrow(expanded, selection);
   io.out(
