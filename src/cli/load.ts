@@ -25,6 +25,8 @@ export async function loadAndPlan(
   scope: 'all' | 'graph' = 'all',
   /** Where the build progress goes; by default a progress line on a terminal's stderr (see loadProgress). */
   onProgress?: (done: number, total: number) => void,
+  /** With scope 'graph': build what `plan -o json`'s implicitDependsOn needs too (see LoadOptions.helmOrders). */
+  more: { helmOrders?: boolean } = {},
 ): Promise<Planned> {
   const own = onProgress ? null : loadProgress(io);
   let repo: LoadedRepository;
@@ -36,6 +38,7 @@ export async function loadAndPlan(
       source: o.source,
       rev,
       scope,
+      helmOrders: more.helmOrders,
       cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false),
       onProgress: onProgress ?? own!.update,
     });

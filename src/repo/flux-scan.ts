@@ -6,7 +6,7 @@
 // them). Patches, replacements and configMapGenerators cannot create a Kustomization, so they are not read.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isRemote, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
+import { isRemote, list, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
 import { generatedResources, hasKustomizationFile, type Ignored } from './overlay.js';
 
 const FLUX_KUSTOMIZE_API = 'kustomize.toolkit.fluxcd.io';
@@ -20,6 +20,10 @@ const OPAQUE_FIELDS = ['helmCharts', 'helmChartInflationGenerator', 'helmGlobals
 export interface ScanQuestion {
   test: (text: string) => boolean;
   doubt: boolean;
+  /** When set, a kustomization's patches are read too (inline or from a file): may this one give what is looked for? */
+  patch?: (text: string) => boolean;
+  /** When set, a kustomization file for which it says yes answers yes (a generator that may make the object). */
+  kustomization?: (k: Obj) => boolean;
 }
 
 const FLUX_KUSTOMIZATIONS: ScanQuestion = { test: (text) => text.includes(FLUX_KUSTOMIZE_API), doubt: true };
@@ -64,6 +68,8 @@ export class FluxScan {
     const k = read.doc as Obj;
     if (!k || typeof k !== 'object' || Array.isArray(k)) return doubt;
     if (doubt && OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
+    if (this.question.kustomization?.(k)) return true;
+    if (this.question.patch && this.patchesMay(dir, k, this.question.patch)) return true;
     for (const r of objectRefs(k)) {
       if (isRemote(r)) {
         if (doubt) return true;
@@ -73,6 +79,24 @@ export class FluxScan {
       if (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)) return true;
     }
     return false;
+  }
+
+  private patchesMay(dir: string, k: Obj, test: (text: string) => boolean): boolean {
+    const texts: string[] = [];
+    const files: string[] = [];
+    for (const p of [...objects(k.patches), ...objects(k.patchesJson6902)]) {
+      if (typeof p.patch === 'string') texts.push(p.patch);
+      if (typeof p.path === 'string') files.push(p.path);
+    }
+    for (const p of list(k.patchesStrategicMerge)) (p.includes('\n') ? texts : files).push(p);
+    if (texts.some(test)) return true;
+    return files.some((f) => {
+      try {
+        return test(readFileSync(path.resolve(dir, f), 'utf8'));
+      } catch {
+        return this.question.doubt;
+      }
+    });
   }
 
   private fileMay(file: string): boolean {
@@ -89,4 +113,5 @@ export class FluxScan {
   }
 }
 
+const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object') : []);
 const isDirectory = (p: string): boolean => statSafe(p)?.isDirectory() ?? false;

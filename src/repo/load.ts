@@ -57,6 +57,11 @@ export interface LoadOptions {
    * leaf tiers' objects are left out unless a substitution or source lookup needs them.
    */
   scope?: 'all' | 'graph';
+  /**
+   * With scope 'graph': also build the leaf tiers that may hold a HelmRelease dependsOn on another tier's
+   * HelmRelease, and those that may hold its target (helm-scan.ts), for `plan -o json`'s implicitDependsOn.
+   */
+  helmOrders?: boolean;
   /** Progress of the kustomize builds (done of requested so far), for a progress line on a terminal. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -154,7 +159,7 @@ export async function loadRepository(o: LoadOptions): Promise<LoadedRepository> 
       entries = entries.map((e) => ({ ...e, source: sourceFlag, sourceUrl: same(e) ? e.sourceUrl : null, alsoSources: [], foundIn: null, how: 'flag' }));
     }
     debug(() => `load ${readRoot}${o.rev ? ` at ${o.rev} (${exported?.commit})` : ''}: ${file ?? 'no tiers.yaml'}, entries ${entries.map((e) => `${e.name}=${e.entry || '.'}`).join(', ')}, ` +
-      `kustomize ${kustomize.command.join(' ')}, scope ${o.scope ?? 'all'}, render cache ${ctx.renderCache ? ctx.renderCache.disabled ?? ctx.renderCache.dir : 'off'}, work dir ${work} (STANDUP_DEBUG_KEEP=1 keeps it)`);
+      `kustomize ${kustomize.command.join(' ')}, scope ${o.scope ?? 'all'}${o.helmOrders ? ' with HelmRelease orders' : ''}, render cache ${ctx.renderCache ? ctx.renderCache.disabled ?? ctx.renderCache.dir : 'off'}, work dir ${work} (STANDUP_DEBUG_KEEP=1 keeps it)`);
     const results = await Promise.all(entries.map((e) => renderCluster(ctx, e)));
     lastLoadStats.spawned = ctx.builder.spawned;
     lastLoadStats.cacheHits = ctx.renderCache?.stats.hits ?? 0;
@@ -223,7 +228,7 @@ async function readTiers(root: string, memo: ParseMemo): Promise<{ config: Stand
   return { config, file: text === null ? null : file };
 }
 
-function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache' | 'onProgress'>, repoRoot = root): RenderContext {
+function renderContext(root: string, work: string, kustomize: ReturnType<typeof findKustomize>, o: Pick<LoadOptions, 'concurrency' | 'scope' | 'cache' | 'onProgress' | 'helmOrders'>, repoRoot = root): RenderContext {
   const builder = new Builder({ kustomize, work, concurrency: Math.max(1, o.concurrency ?? os.availableParallelism()), onProgress: o.onProgress });
   const kustomizeId = o.cache ? binaryId(kustomize.command) : null;
   // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
@@ -253,7 +258,7 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     seq: { n: 0, uncached: 0 },
     scope: o.scope ?? 'all',
     fluxScan: new FluxScan(kustomizations, ignored),
-    helmScan: new FluxScan(kustomizations, ignored, HELM_DEPENDS_ON),
+    helmScan: o.helmOrders ? new FluxScan(kustomizations, ignored, HELM_DEPENDS_ON) : null,
     artifacts: new ArtifactStore(work),
     kustomizations,
     renderCache,

@@ -13,7 +13,7 @@ import type { OriginIndex } from './origin.js';
 import { parseGenerator } from './artifact-generator/index.js';
 import type { ArtifactStore, MaterializedArtifact } from './artifacts.js';
 import { FluxScan } from './flux-scan.js';
-import { helmReleaseNamed } from './helm-scan.js';
+import { helmReleaseNamed, objectNamed } from './helm-scan.js';
 import type { KustomizationFiles } from './kustomization-file.js';
 import type { Prescreen } from './prescreen.js';
 import { writeOverlay, type FluxOverlay, type Ignored } from './overlay.js';
@@ -51,8 +51,11 @@ export interface RenderContext {
    */
   scope: 'all' | 'graph';
   fluxScan: FluxScan;
-  /** Scope 'graph': may a tier's files hold a HelmRelease with spec.dependsOn (helm-scan.ts)? Those are built too. */
-  helmScan: FluxScan;
+  /**
+   * Scope 'graph' with LoadOptions.helmOrders: may a tier's files hold a HelmRelease with spec.dependsOn
+   * (helm-scan.ts)? Those are built too, and then those that may hold its target. Null: neither is.
+   */
+  helmScan: FluxScan | null;
   artifacts: ArtifactStore;
   /** Kustomization files read once per load, shared by discovery, prescreen and flux-scan. */
   kustomizations: KustomizationFiles;
@@ -69,6 +72,9 @@ export interface RenderContext {
   /** `sourceIgnore` by absolute path; false outside the repository (an artifact's own copy). */
   ignored: Ignored;
 }
+
+/** A leaf tier's build, put off under scope 'graph'; its directory and components say what its files may hold. */
+type Deferred = (() => Promise<void>) & { dir: string; components: readonly string[] };
 
 const requestKey = (dir: string, overlay: FluxOverlay) => `${dir}\u0000${JSON.stringify(overlay)}`;
 
@@ -222,7 +228,7 @@ class ClusterRenderer {
   private active = 0;
   private waiters: (() => void)[] = [];
   /** Leaf tiers not built yet (scope 'graph'); `quiesce` builds them before anyone concludes something is missing. */
-  private deferred: ((() => Promise<void>) & { dir: string; components: readonly string[] })[] = [];
+  private deferred: Deferred[] = [];
   /** Deferred leaf tiers never built: while above zero, `objects` lacks theirs. */
   private deferredCount = 0;
   /** What each Kustomization's render came to, by key (a duplicate key shares the first one's). */
@@ -249,7 +255,7 @@ class ClusterRenderer {
     } finally {
       release();
     }
-    if (this.ctx.scope === 'graph') await this.buildHelmTargets();
+    if (this.ctx.scope === 'graph' && this.ctx.helmScan) await this.buildHelmTargets();
     const byRank = (a: object, b: object) => compareRanks(this.rank.get(a) ?? [], this.rank.get(b) ?? []);
     this.ks.sort(byRank);
     this.objects.sort(byRank);
@@ -313,8 +319,10 @@ class ClusterRenderer {
    * Waits until no other render of this cluster is doing work, so every object it could apply is known; deferred
    * leaf tiers are built first, as they may hold what the caller is looking for.
    */
-  private async quiesce(): Promise<void> {
-    const forced = this.deferred.splice(0).map((render) => render());
+  private async quiesce(pick: (d: Deferred) => boolean = () => true): Promise<void> {
+    const chosen = this.deferred.filter(pick);
+    this.deferred = this.deferred.filter((d) => !chosen.includes(d));
+    const forced = chosen.map((render) => render());
     this.deferredCount -= forced.length;
     const wait = new Promise<void>((resolve) => this.waiters.push(resolve));
     this.active--;
@@ -324,11 +332,20 @@ class ClusterRenderer {
     await Promise.all(forced);
   }
 
-  /** Looks again after every other render, deferred ones included, is done; `stillMissing` says when to stop. */
-  private async lookEverywhere(stillMissing: () => boolean): Promise<void> {
-    if (this.active > 1 || this.deferred.length > 0) await this.quiesce();
+  /**
+   * Looks again after every other render, deferred ones included, is done; `stillMissing` says when to stop. `pick`:
+   * the deferred leaves that may hold what is looked for (all by default); the others stay unbuilt.
+   */
+  private async lookEverywhere(stillMissing: () => boolean, pick: (d: Deferred) => boolean = () => true): Promise<void> {
+    if (this.active > 1 || this.deferred.some(pick)) await this.quiesce(pick);
     // Renders that finished while we waited may have deferred more leaves.
-    while (stillMissing() && this.deferred.length > 0) await this.quiesce();
+    while (stillMissing() && this.deferred.some(pick)) await this.quiesce(pick);
+  }
+
+  /** Deferred leaves whose files may hold one of the substituteFrom objects of `ks` (see helm-scan.ts objectNamed). */
+  private mayHoldSources(ks: FluxKustomization): (d: Deferred) => boolean {
+    const scan = new FluxScan(this.ctx.kustomizations, this.ctx.ignored, objectNamed(ks.postBuild!.substituteFrom.map((r) => r.name)));
+    return (d) => scan.may(d.dir, d.components);
   }
 
   private async renderEntry(release: () => void): Promise<void> {
@@ -426,7 +443,7 @@ class ClusterRenderer {
       // A substituteFrom source may be applied by a sibling still rendering: wait for the others before deciding
       // a variable is undefined.
       const pb = substituter;
-      if (this.missingSources(pb, items)) await this.lookEverywhere(() => this.missingSources(pb, items));
+      if (this.missingSources(pb, items)) await this.lookEverywhere(() => this.missingSources(pb, items), this.mayHoldSources(pb));
       items = this.substitute(items, substituter);
     }
     const base = (owner && this.rank.get(owner)) || [];
@@ -600,7 +617,7 @@ class ClusterRenderer {
     // Another Kustomization of this cluster builds the same path with the same overlay: its objects are in already.
     if (this.renderedRequests.has(rk)) return;
     this.renderedRequests.add(rk);
-    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components) && !this.ctx.helmScan.may(abs, overlay.components)) {
+    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components) && !this.ctx.helmScan?.may(abs, overlay.components)) {
       this.expansion.set(ks.key, 'deferred');
       const render = () => this.tracked((r) => this.buildChild(ks, abs, overlay, rel, r));
       this.deferred.push(Object.assign(render, { dir: abs, components: overlay.components ?? [] }));

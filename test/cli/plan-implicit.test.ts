@@ -75,6 +75,12 @@ describe('plan -o json: implicitDependsOn', () => {
       'flux-system/lonely': [],
     });
     expect(ks.every((k) => k.expanded)).toBe(true);
+    await expect(r.stdout).toMatchFileSnapshot('golden/plan-implicit.json');
+  });
+
+  it('without helmOrders (plan's text, graph) the extra tiers are not built', async () => {
+    const plain = Object.fromEntries((await loadRepository({ repo: repo(), scope: 'graph' })).clusters[0]!.kustomizations.map((k) => [k.name, k.expansion]));
+    expect(plain).toMatchObject({ mosquitto: 'deferred', zigbee: 'deferred', web: 'deferred' });
   });
 
   it('-o yaml carries the same field', async () => {
@@ -85,7 +91,7 @@ describe('plan -o json: implicitDependsOn', () => {
 
   it('builds only the tiers that may hold a dependent HelmRelease or its target; the edges equal check\'s', async () => {
     const root = repo();
-    const graph = await loadRepository({ repo: root, scope: 'graph' });
+    const graph = await loadRepository({ repo: root, scope: 'graph', helmOrders: true });
     const graphBuilds = lastLoadStats.builds;
     await loadRepository({ repo: root });
     const fullBuilds = lastLoadStats.builds;

@@ -22,7 +22,7 @@ const FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
 export async function plan(o: PlanOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, FORMATS, 'text');
   const selection = selectionOf(o);
-  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
+  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph', undefined, { helmOrders: isDataFormat(format) });
   // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
   // `implicitDependsOn`: the HelmRelease orders the tier graph hides (the load builds the tiers that may hold them).
   const expanded = contexts.map(({ plan: p, cluster, graph }): ClusterPlan => {
