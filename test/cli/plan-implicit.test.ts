@@ -78,7 +78,7 @@ describe('plan -o json: implicitDependsOn', () => {
     await expect(r.stdout).toMatchFileSnapshot('golden/plan-implicit.json');
   });
 
-  it('without helmOrders (plan's text, graph) the extra tiers are not built', async () => {
+  it('without helmOrders (the text of plan, graph) the extra tiers are not built', async () => {
     const plain = Object.fromEntries((await loadRepository({ repo: repo(), scope: 'graph' })).clusters[0]!.kustomizations.map((k) => [k.name, k.expansion]));
     expect(plain).toMatchObject({ mosquitto: 'deferred', zigbee: 'deferred', web: 'deferred' });
   });
