@@ -258,6 +258,7 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     seq: { n: 0, uncached: 0 },
     scope: o.scope ?? 'all',
     fluxScan: new FluxScan(kustomizations, ignored),
+    sourceScans: new Map(),
     helmScan: o.helmOrders ? new FluxScan(kustomizations, ignored, HELM_DEPENDS_ON) : null,
     artifacts: new ArtifactStore(work),
     kustomizations,

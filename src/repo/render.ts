@@ -56,6 +56,8 @@ export interface RenderContext {
    * (helm-scan.ts)? Those are built too, and then those that may hold its target. Null: neither is.
    */
   helmScan: FluxScan | null;
+  /** Scans for deferred leaves that may hold a substituteFrom source, by the JSON of the sorted names. */
+  sourceScans: Map<string, FluxScan>;
   artifacts: ArtifactStore;
   /** Kustomization files read once per load, shared by discovery, prescreen and flux-scan. */
   kustomizations: KustomizationFiles;
@@ -344,7 +346,11 @@ class ClusterRenderer {
 
   /** Deferred leaves whose files may hold one of the substituteFrom objects of `ks` (see helm-scan.ts objectNamed). */
   private mayHoldSources(ks: FluxKustomization): (d: Deferred) => boolean {
-    const scan = new FluxScan(this.ctx.kustomizations, this.ctx.ignored, objectNamed(ks.postBuild!.substituteFrom.map((r) => r.name)));
+    // Every app of a repository tends to read the same few sources: one scan (and its file reads) per set of names.
+    const names = [...new Set(ks.postBuild!.substituteFrom.map((r) => r.name))].sort();
+    const key = JSON.stringify(names);
+    let scan = this.ctx.sourceScans.get(key);
+    if (!scan) this.ctx.sourceScans.set(key, (scan = new FluxScan(this.ctx.kustomizations, this.ctx.ignored, objectNamed(names))));
     return (d) => scan.may(d.dir, d.components);
   }
 
