@@ -161,7 +161,7 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
 
 function isFile(p: string): boolean {
   try {
-    return statSync(p).isFile();
+    return statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -169,7 +169,7 @@ function isFile(p: string): boolean {
 
 function isDir(p: string): boolean {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }

@@ -103,7 +103,7 @@ interface Doc {
 
 const isDir = (p: string) => {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }

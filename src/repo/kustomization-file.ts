@@ -53,7 +53,7 @@ export const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): 
 
 export function statSafe(p: string) {
   try {
-    return statSync(p);
+    return statSync(p, { throwIfNoEntry: false }) ?? null; // a missing path is the common case: no exception for it
   } catch {
     return null;
   }

@@ -115,7 +115,7 @@ function removeLater(dir: string): void {
 
 const isDir = (p: string) => {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }

@@ -180,7 +180,7 @@ function fromCached(ctx: RenderContext, c: CachedOutcome, overlayDir: string): B
 
 const isDir = (p: string) => {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
@@ -724,7 +724,7 @@ class ClusterRenderer {
   }
 
   private buildFailed(built: PathBuild, error: string, ks: FluxKustomization | null): void {
-    const problems = buildFailedProblems({ dir: built.dir, generated: built.generated, files: built.files, error, ks, entryName: this.entry.name, root: this.ctx.root, work: this.ctx.work, rel: (abs) => this.rel(abs) });
+    const problems = buildFailedProblems({ dir: built.dir, generated: built.generated, files: built.files, error, ks, entryName: this.entry.name, root: this.ctx.root, work: this.ctx.work, rel: (abs) => this.rel(abs), memo: this.ctx.memo });
     for (const p of problems) this.problem(p);
   }
 

@@ -151,16 +151,19 @@ export class SourceIgnore {
   static load(root: string): SourceIgnore {
     const found: { file: string; patterns: Pattern[] }[] = [];
     const visit = (dir: string, domain: string[]) => {
-      try {
-        found.push({ file: [...domain, IGNORE_FILE].join('/'), patterns: readPatterns(readFileSync(path.join(dir, IGNORE_FILE), 'utf8'), domain) });
-      } catch {
-        /* none here */
-      }
       let entries;
       try {
         entries = readdirSync(dir, { withFileTypes: true });
       } catch {
         return;
+      }
+      // Read only where the listing has one: a failed read per folder (an exception each) costs more than the walk.
+      if (entries.some((e) => e.name === IGNORE_FILE)) {
+        try {
+          found.push({ file: [...domain, IGNORE_FILE].join('/'), patterns: readPatterns(readFileSync(path.join(dir, IGNORE_FILE), 'utf8'), domain) });
+        } catch {
+          /* unreadable (a folder of that name): none here */
+        }
       }
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (e.isDirectory() && e.name !== '.git') visit(path.join(dir, e.name), [...domain, e.name]);

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { yaml } from './lazy.js';
+import type { ParseMemo } from './parse-memo.js';
 
 export interface YamlError {
   /** Absolute path. */
@@ -11,14 +12,22 @@ export interface YamlError {
   message: string;
 }
 
-/** Parse errors of one file (YAML 1.2, duplicate keys and anchors allowed as kustomize allows them). */
-export function yamlErrors(file: string): YamlError[] {
+/**
+ * Parse errors of one file (YAML 1.2, duplicate keys and anchors allowed as kustomize allows them). With a memo, by
+ * the text: a build that keeps failing (warm from the render cache) does not load the YAML parser to say so again.
+ */
+export function yamlErrors(file: string, memo?: ParseMemo): YamlError[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
+  if (!memo) return parseErrors(file, text);
+  return memo.get('yaml errors', text, () => parseErrors('', text).map(({ file: _, ...e }) => e)).map((e) => ({ file, ...e }));
+}
+
+function parseErrors(file: string, text: string): YamlError[] {
   const lc = new (yaml().LineCounter)();
   const out: YamlError[] = [];
   for (const doc of yaml().parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {

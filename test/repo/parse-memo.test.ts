@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ParseMemo } from '../../src/repo/parse-memo.js';
+import { yamlErrors } from '../../src/repo/yaml-check.js';
 
 const dirs: string[] = [];
 const file = () => {
@@ -90,5 +91,27 @@ describe('ParseMemo: YAML parsed once per text', () => {
     let parses = 0;
     expect(b.get('object', 'a: 1\n', () => (parses++, { a: 1 }))).toEqual({ a: 1 });
     expect(parses).toBe(1);
+  });
+});
+
+describe('yamlErrors with a memo', () => {
+  it('gives what parsing gives, for this file path, from the memo on a later load', () => {
+    const f = file();
+    const d = path.dirname(path.dirname(f));
+    const bad = path.join(d, 'bad.yaml');
+    const other = path.join(d, 'other.yaml');
+    writeFileSync(bad, 'a: 1\nb: [\n');
+    writeFileSync(other, 'a: 1\nb: [\n');
+    const plain = yamlErrors(bad);
+    expect(plain.length).toBeGreaterThan(0);
+    const first = new ParseMemo(f);
+    expect(yamlErrors(bad, first)).toEqual(plain);
+    first.save();
+    const later = new ParseMemo(f);
+    // The same text in another file: the memo's errors, with that file's path.
+    expect(later.peek('yaml errors', readFileSync(bad, 'utf8'))).toBeDefined();
+    expect(yamlErrors(other, later)).toEqual(plain.map((e) => ({ ...e, file: other })));
+    writeFileSync(bad, 'a: 1\n');
+    expect(yamlErrors(bad, later)).toEqual([]);
   });
 });
