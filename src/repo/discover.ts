@@ -10,7 +10,7 @@
 // - a FluxInstance's spec.sync, or a flux-instance HelmRelease's values.instance.sync (inline, or from valuesFrom
 //   ConfigMaps and Secrets that kustomize generates from files in the repository).
 // Two roots that sync one path are one cluster whose sources are all this repository.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { yaml } from './lazy.js';
 import type { SourceRef } from '../model/flux.js';
@@ -80,6 +80,8 @@ export interface DiscoverOptions {
   /** Files the source artifact does not hold (sourceignore.ts). */
   ignored?: Ignored;
   memo?: ParseMemo;
+  /** Directory listings this load already read (sourceignore.ts's walk), by absolute path. */
+  listings?: ReadonlyMap<string, Dirent[]>;
 }
 
 export interface Discovery {
@@ -109,15 +111,17 @@ const isDir = (p: string) => {
   }
 };
 
-function walk(root: string): { yaml: string[]; kustomizationDirs: string[] } {
+function walk(root: string, listings?: ReadonlyMap<string, Dirent[]>): { yaml: string[]; kustomizationDirs: string[] } {
   const yaml: string[] = [];
   const kdirs: string[] = [];
   const visit = (d: string) => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
+    let entries = listings?.get(d);
+    if (!entries) {
+      try {
+        entries = readdirSync(d, { withFileTypes: true });
+      } catch {
+        return;
+      }
     }
     let isK = false;
     for (const e of entries) {
@@ -195,7 +199,7 @@ const lineOf = (text: string, re: RegExp): number | null => {
 export async function discoverClusters(o: DiscoverOptions): Promise<Discovery> {
   const { root } = o;
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
-  const { yaml, kustomizationDirs } = o.under ? mergeWalks(o.under.map(walk)) : walk(root);
+  const { yaml, kustomizationDirs } = o.under ? mergeWalks(o.under.map((u) => walk(u, o.listings))) : walk(root, o.listings);
   const tree = new KustomizeTree(o.files, kustomizationDirs, o.ignored);
   const found: Found[] = [];
   const problems: Problem[] = [];

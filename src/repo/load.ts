@@ -3,7 +3,7 @@
 //
 // Debugging: STANDUP_DEBUG_KEEP=1 keeps the temp overlays and batches (their directory is under /dev/shm or $TMPDIR).
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, type Dirent } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
@@ -237,7 +237,8 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
   const memoName = createHash('sha256').update(`${repoRoot}\u0000${codeId()}`).digest('hex').slice(0, 32);
   const memo = new ParseMemo(renderCache && !renderCache.disabled ? path.join(renderCache.dir, 'memo', `${memoName}.memo`) : null);
   const kustomizations = new KustomizationFiles(memo);
-  const sourceIgnore = SourceIgnore.load(root);
+  const listings = new Map<string, Dirent[]>();
+  const sourceIgnore = SourceIgnore.load(root, listings);
   const ignoredMemo = new Map<string, boolean>();
   const ignored = (abs: string) => {
     let r = ignoredMemo.get(abs);
@@ -268,6 +269,7 @@ function renderContext(root: string, work: string, kustomize: ReturnType<typeof 
     sourceIgnore,
     ignored,
     memo,
+    listings,
   };
 }
 
@@ -284,7 +286,7 @@ function binaryId(command: readonly string[]): string | null {
 
 /** Discovery builds through the render's queue and cache, so an entry built to read it is not built again. */
 const discoverWith = (ctx: RenderContext, wanted?: ReadonlySet<string>, under?: string[]) =>
-  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under, ignored: ctx.ignored, memo: ctx.memo });
+  discoverClusters({ root: ctx.root, build: (dir) => buildPath(ctx, dir, {}).then((b) => b.outcome), files: ctx.kustomizations, work: ctx.work, wanted, under, ignored: ctx.ignored, memo: ctx.memo, listings: ctx.listings });
 
 /** Discovery alone, without rendering: the cluster entries of a repository and what kept one from being read. */
 export async function discoverRepository(repo: string): Promise<Discovery> {

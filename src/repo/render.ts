@@ -1,6 +1,6 @@
 // Renders one cluster: the entry path, then every Flux Kustomization its output applies, recursively, with Flux's
 // rules (generated kustomization, overlay fields, postBuild substitution). Problems are collected, never thrown.
-import { statSync } from 'node:fs';
+import { statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { ClusterModel, Expansion, ExternalSource, FluxKustomization, Origin, RenderedObject, RootSource, SourceRef } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
@@ -73,6 +73,8 @@ export interface RenderContext {
   memo: ParseMemo;
   /** `sourceIgnore` by absolute path; false outside the repository (an artifact's own copy). */
   ignored: Ignored;
+  /** The repository's directory listings, read once by SourceIgnore.load and shared with discovery. */
+  listings?: ReadonlyMap<string, Dirent[]>;
 }
 
 /** A leaf tier's build, put off under scope 'graph'; its directory and components say what its files may hold. */

@@ -4,7 +4,7 @@
 // them, and a build that reads one fails. Mirrors fluxcd/pkg sourceignore (sourceignore.go) and its gitignore matcher
 // (pattern.go, matcher.go, from go-git), and source-controller's SourceIgnoreFilter, which matches each regular
 // file's path with isDir false.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { BadPattern, goMatch } from './artifact-generator/go-match.js';
 
@@ -147,8 +147,11 @@ export class SourceIgnore {
     this.patterns = [...defaults.map((p) => parsePattern(p, [])), ...ps];
   }
 
-  /** Reads every .sourceignore under `root` (each scoped to its folder), as source-controller loads them. */
-  static load(root: string): SourceIgnore {
+  /**
+   * Reads every .sourceignore under `root` (each scoped to its folder), as source-controller loads them. `listings`
+   * keeps each folder's entries for the load's other walks (discovery), which then need not list them again.
+   */
+  static load(root: string, listings?: Map<string, Dirent[]>): SourceIgnore {
     const found: { file: string; patterns: Pattern[] }[] = [];
     const visit = (dir: string, domain: string[]) => {
       let entries;
@@ -157,6 +160,7 @@ export class SourceIgnore {
       } catch {
         return;
       }
+      listings?.set(dir, entries);
       // Read only where the listing has one: a failed read per folder (an exception each) costs more than the walk.
       if (entries.some((e) => e.name === IGNORE_FILE)) {
         try {
