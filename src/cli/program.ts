@@ -66,7 +66,9 @@ A repeat run reuses the render cache ($XDG_CACHE_HOME/standup) for every build w
 plan renders only the tiers whose files can hold a Flux Kustomization, so a broken app leaf does not slow it down
 or show up here: \`standup check\` renders every tier and reports every problem. A Kustomization whose content is
 not in the graph (another repository's source, a missing path, a failed build) is noted on stderr, and has
-"expanded": false in -o json.`)
+"expanded": false in -o json. -o json and -o yaml also list, per Kustomization, "implicitDependsOn": the tiers its
+HelmReleases' dependsOn wait for outside its own dependsOn (check's helmrelease-order); for them plan also renders
+the tiers whose files may hold such HelmReleases.`)
     .action(async (names, o, cmd) =>
       run(async () => (await import('./commands/plan.js')).plan({ ...globals(cmd), ...o, names }, io))(),
     );

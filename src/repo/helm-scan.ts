@@ -31,10 +31,17 @@ function nameLine(names: Iterable<string>): (text: string) => boolean {
   return (text) => named.test(text) || variable.test(text);
 }
 
-/** A file that may hold a HelmRelease named one of `names` (or named through a variable substitution fills in). */
+/**
+ * A file that may hold a HelmRelease named one of `names` (or named through a variable substitution fills in); a
+ * kustomization with namePrefix or nameSuffix renames what it holds, so any HelmRelease under it may be one.
+ */
 export function helmReleaseNamed(names: Iterable<string>): ScanQuestion {
   const named = nameLine(names);
-  return { test: (text) => text.includes(HELM_API) && named(text), doubt: false };
+  return {
+    test: (text) => text.includes(HELM_API) && named(text),
+    doubt: false,
+    kustomization: (k) => k.namePrefix !== undefined || k.nameSuffix !== undefined,
+  };
 }
 
 /**

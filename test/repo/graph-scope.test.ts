@@ -102,6 +102,9 @@ describe('scan questions (helm-scan.ts): which deferred leaves plan builds after
     expect(ask(q, { 'app/hr.yaml': hr('${APP}') })).toBe(true);
     expect(ask(q, { 'app/hr.yaml': hr('mosquitto-exporter') })).toBe(false);
     expect(ask(q, { 'app/cm.yaml': cm('mosquitto') })).toBe(false);
+    // kustomize renames it: `mqtt-` + `mosquitto` may be the one depended on.
+    expect(ask(q, { 'app/kustomization.yaml': kz('namePrefix: mqtt-\nresources: [hr.yaml]\n'), 'app/hr.yaml': hr('other') })).toBe(true);
+    expect(ask(q, { 'app/kustomization.yaml': kz('resources: [hr.yaml]\n'), 'app/hr.yaml': hr('other') })).toBe(false);
   });
 
   it('a substituteFrom source: a ConfigMap or Secret of that name, any generator, and yes where it cannot tell', () => {
