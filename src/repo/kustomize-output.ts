@@ -60,8 +60,9 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
  * reads exactly; anything it does not expect (flow collections, anchors, tags, folded plain scalars) falls back to
  * parsing those top-level blocks with the yaml library.
  */
-export function scanHeader(text: string): Header {
-  return fastHeader(text) ?? slowHeader(text);
+export function scanHeader(text: string, memo?: ParseMemo): Header {
+  // With a memo, a header the scanner cannot read does not load the yaml library again on the next load.
+  return fastHeader(text) ?? (memo ? memo.get('header', text, () => slowHeader(text)) : slowHeader(text));
 }
 
 const SIMPLE_KEY = /^([A-Za-z0-9_.\/-]+|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'):(?: (.*))?$/;

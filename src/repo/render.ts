@@ -737,7 +737,7 @@ class ClusterRenderer {
   private substitute(items: BuiltObject[], ks: FluxKustomization): BuiltObject[] {
     const vars = postBuildVars(ks, (kind, name, ns) => this.findObject(kind, name, ns, items));
     if (!vars) return items;
-    const r = substituteObjects(items, vars, ks, (b) => this.originOf(b, b.header.kind, b.header.name, ks.repoPath ?? ''));
+    const r = substituteObjects(items, vars, ks, (b) => this.originOf(b, b.header.kind, b.header.name, ks.repoPath ?? ''), this.ctx.memo);
     for (const p of r.problems) this.problem(p);
     return r.items;
   }

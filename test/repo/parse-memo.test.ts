@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ParseMemo } from '../../src/repo/parse-memo.js';
 import { yamlErrors } from '../../src/repo/yaml-check.js';
+import { scanHeader } from '../../src/repo/kustomize-output.js';
 
 const dirs: string[] = [];
 const file = () => {
@@ -113,5 +114,19 @@ describe('yamlErrors with a memo', () => {
     expect(yamlErrors(other, later)).toEqual(plain.map((e) => ({ ...e, file: other })));
     writeFileSync(bad, 'a: 1\n');
     expect(yamlErrors(bad, later)).toEqual([]);
+  });
+});
+
+describe('scanHeader with a memo', () => {
+  it('a header only the yaml library reads is the same from the memo, on a later load', () => {
+    const f = file();
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flow, namespace: ns, labels: {a: b}}\ndata: {}\n';
+    const first = new ParseMemo(f);
+    expect(scanHeader(text, first)).toEqual(scanHeader(text));
+    expect(scanHeader(text).name).toBe('flow');
+    first.save();
+    const later = new ParseMemo(f);
+    expect(later.peek('header', text)).toEqual(scanHeader(text));
+    expect(scanHeader(text, later)).toEqual(scanHeader(text));
   });
 });
