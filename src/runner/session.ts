@@ -16,6 +16,8 @@ export interface ClusterFlags {
   repo?: string;
   cluster: string[];
   path?: string;
+  /** The root sync's source, KIND/NAMESPACE/NAME (--source). */
+  source?: string;
   output?: string;
   kubeconfig?: string;
   context?: string;
@@ -51,7 +53,7 @@ export async function openSession(f: ClusterFlags, requestTimeoutMs = 30_000): P
   if (f.cluster.length > 1) throw new ConfigError('BAD_FLAG', 'this command acts on one cluster; pass --cluster once');
   const kube = loadKubeconfig({ kubeconfig: f.kubeconfig, context: f.context });
   // The runner needs the tier graph, not the apps' objects: leaf tiers are not rendered (see flux-scan.ts).
-  const repo = await loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, scope: 'graph' });
+  const repo = await loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, scope: 'graph' });
   const model = pickCluster(repo, f.cluster[0], kube.context);
   const entry = repo.config.clusters[model.name] ?? null;
   const ctx = planCluster(model, new Set(repo.config.exclude));

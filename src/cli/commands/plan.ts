@@ -3,8 +3,10 @@ import { renderPlanMarkdown } from '../../ui/plan-markdown.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { closeNames, selectPlan, type SelectedPlan, type Selection } from '../../plan/select.js';
 import type { ClusterPlan } from '../../plan/plan.js';
+import { implicitDependsOn } from '../../plan/helm-order.js';
 import type { Io } from '../io.js';
-import { loadAndPlan, warnLoadProblems } from '../load.js';
+import { isExpanded } from '../../model/flux.js';
+import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
 import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
 export interface PlanOptions extends GlobalOptions {
@@ -20,14 +22,25 @@ const FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
 export async function plan(o: PlanOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, FORMATS, 'text');
   const selection = selectionOf(o);
-  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
-  const plans = narrow(contexts.map((c) => c.plan), selection);
+  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph', undefined, { helmOrders: isDataFormat(format) });
+  // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
+  // `implicitDependsOn`: the HelmRelease orders the tier graph hides (the load builds the tiers that may hold them).
+  const expanded = contexts.map(({ plan: p, cluster, graph }): ClusterPlan => {
+    const byKey = new Map(cluster.kustomizations.map((k) => [k.key, k]));
+    const implicit = implicitDependsOn(cluster, graph);
+    return {
+      ...p,
+      kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}), implicitDependsOn: implicit.get(k.key) ?? [] })),
+    };
+  });
+  const plans = narrow(expanded, selection);
   io.out(
     isDataFormat(format) ? renderDocument(format, { clusters: plans })
       : format === 'markdown' ? renderPlanMarkdown(plans)
         : renderPlanText(plans, io.style),
   );
   warnLoadProblems(repo.problems, contexts.length, io);
+  noteNotExpanded(repo.clusters, io);
   return ExitCode.ok;
 }
 
