@@ -1,15 +1,18 @@
-// Benchmark: `standup plan` against peers that derive the same Flux Kustomization graph, on the largest corpus
-// repositories, side by side in one run. `npm run bench:plan [-- --runs 3 --repo sulibot --tool flux-local]`.
+// Benchmark: `standup plan` and `standup check` against peers that derive the same Flux Kustomization graph, on the
+// largest corpus repositories, side by side in one run. `npm run bench:plan [-- --runs 3 --repo sulibot --tool flate]`.
 //
-// Each run is cold: a fresh process under `/usr/bin/time -v` (wall time, max RSS of the largest process, CPU),
-// with a fresh TMPDIR and XDG_CACHE_HOME (so tsx's transpile cache, flux-local's git cache and flate's render
-// cache start empty). A sampler also adds up the RSS of the whole process group every SAMPLE_MS, because every
-// tool here fans out to child processes (kustomize, flux) and `time -v` reports only the largest one.
+// Each run is a series of three, each a fresh process under `/usr/bin/time -v` (wall time, max RSS of the largest
+// process, CPU) sharing one fresh TMPDIR and XDG_CACHE_HOME: cold (every cache empty: tsx's transpile cache,
+// standup's and flate's render caches, flux-local's git cache), warm (the same command again, same cache
+// directory), and edit (warm after a one-file change: a comment appended to one app's HelmRelease, which check and
+// flate render). A sampler also adds up the RSS of the whole process group every SAMPLE_MS, because every tool
+// here fans out to child processes (kustomize, flux) and `time -v` reports only the largest one.
 // Peers are installed by scripts/bench/setup-peers.sh, outside the repository; a peer that is missing is skipped
 // with a line that says why. Results: a Markdown table per repository on stdout (pasted into BENCHMARKS.md), and
 // every run as JSON with --json FILE.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, symlinkSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,14 +31,19 @@ interface RepoCase {
   dir: string;
   /** The cluster's entry path (INDEX.md): what its root Flux Kustomization points at. */
   entry: string;
+  /** The file the 'edit' run changes: one app's HelmRelease, in a tier that check (and flate) render. */
+  edit: string;
 }
 
 // The three largest repositories of the corpus and their live cluster entry (../shared/corpus/INDEX.md).
 const REPOS: RepoCase[] = [
-  { id: 'sulibot', dir: 'sulibot__home-ops', entry: 'kubernetes/clusters/cluster-101' },
-  { id: 'joryirving', dir: 'joryirving__home-ops', entry: 'kubernetes/clusters/main' },
-  { id: 'bjw-s', dir: 'bjw-s-labs__home-ops', entry: 'kubernetes/flux/cluster' },
+  { id: 'sulibot', dir: 'sulibot__home-ops', entry: 'kubernetes/clusters/cluster-101', edit: 'kubernetes/apps/tier-2-applications/actions-runner-controller/app/helmrelease.yaml' },
+  { id: 'joryirving', dir: 'joryirving__home-ops', entry: 'kubernetes/clusters/main', edit: 'kubernetes/apps/base/actions-runner-system/actions-runner-controller/app/helmrelease.yaml' },
+  { id: 'bjw-s', dir: 'bjw-s-labs__home-ops', entry: 'kubernetes/flux/cluster', edit: 'kubernetes/apps/ai/litellm-operator/app/helmrelease.yaml' },
 ];
+
+type Mode = 'cold' | 'warm' | 'edit';
+const MODES: Mode[] = ['cold', 'warm', 'edit'];
 
 interface Graph {
   /** namespace/name of every Kustomization found. */
@@ -61,12 +69,17 @@ interface Tool {
   graphCommand?(repo: string, entry: string): string[];
   /** Run only when --tool names it. */
   optIn?: boolean;
+  /** The output is the same for the same repository, byte for byte (standup's JSON): warm is compared whole. */
+  exactOutput?: boolean;
 }
 
 interface Run {
   repo: string;
   tool: string;
   run: number;
+  mode: Mode;
+  /** warm and edit runs: the output equals the cold run's (byte for byte for standup, the same keys otherwise). */
+  sameAsCold: boolean | null;
   exitCode: number;
   wallS: number;
   maxRssKiB: number;
@@ -203,24 +216,62 @@ function fluxLocalMissing(): string | null {
 }
 const fluxLocalEnv = (e: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...e, PATH: pathWithBench(e.PATH ?? ''), PYTHONWARNINGS: 'ignore' });
 
-const standupCmd = (repo: string, entry: string) => [process.execPath, path.join(standupRoot, 'bin', 'standup.js'), 'plan', '--repo', repo, '--path', entry, '-o', 'json'];
+const standupCmd = (cmd: 'plan' | 'check') => (repo: string, entry: string) => [process.execPath, path.join(standupRoot, 'bin', 'standup.js'), cmd, '--repo', repo, '--path', entry, '-o', 'json'];
+
+/** `standup check -o json` prints problems, not the graph: no keys to compare (its loader is plan's), warm vs cold is. */
+function parseCheck(stdout: string): Graph {
+  JSON.parse(stdout);
+  return { keys: new Set(), edges: null };
+}
+
+/**
+ * flate with every network fetch failing at once: HTTP(S)_PROXY point at a loopback port nothing listens on, so each
+ * chart-source fetch is refused immediately instead of waiting out DNS on this offline machine (1.5-15 s each).
+ */
+let closedPort = 0;
+const refuseAll = (e: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  const proxy = `http://127.0.0.1:${closedPort}`;
+  return { ...e, PATH: pathWithBench(e.PATH ?? ''), HTTPS_PROXY: proxy, HTTP_PROXY: proxy, https_proxy: proxy, http_proxy: proxy, NO_PROXY: '', no_proxy: '' };
+};
+
+const flateMissing = () => {
+  if (existsSync(path.join(BENCH_BIN, 'flate'))) return null;
+  const log = path.join(BENCH_HOME, 'logs', 'flate.log');
+  const why = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => l.includes('requires go') || l.includes('error')).pop() : undefined;
+  return `not installed${why ? `: ${why.trim()}` : ' (run scripts/bench/setup-peers.sh)'}`;
+};
+// This machine reaches no chart registry: flate (which also resolves every HelmRelease's chart source) fails those
+// fetches and exits 1 after listing the Kustomizations. One attempt each, so its retry backoff is not timed.
+const flateCmd = (_repo: string, entry: string) => [path.join(BENCH_BIN, 'flate'), 'get', 'ks', '--path', entry, '-o', 'json', '--no-progress', '--source-retry-attempts', '1'];
 
 const TOOLS: Tool[] = [
   {
-    name: 'standup (kubectl kustomize)',
+    name: 'standup plan (kubectl kustomize)',
     kustomize: standupKustomize(pathWithoutBench(process.env.PATH ?? '')),
     missing: () => (which('kubectl', pathWithoutBench(process.env.PATH ?? '')) || which('kustomize', pathWithoutBench(process.env.PATH ?? '')) ? null : 'neither kubectl nor kustomize on PATH'),
-    command: standupCmd,
+    command: standupCmd('plan'),
     env: (e) => ({ ...e, PATH: pathWithoutBench(e.PATH ?? '') }),
     parse: parseStandup,
+    exactOutput: true,
   },
   {
-    name: 'standup (kustomize binary)',
+    name: 'standup plan (kustomize binary)',
     kustomize: standupKustomize(pathWithBench(process.env.PATH ?? '')),
     missing: () => (existsSync(path.join(BENCH_BIN, 'kustomize')) ? null : `no ${path.join(BENCH_BIN, 'kustomize')} (run scripts/bench/setup-peers.sh)`),
-    command: standupCmd,
+    command: standupCmd('plan'),
     env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
     parse: parseStandup,
+    exactOutput: true,
+  },
+  {
+    // check renders every tier, as flate does (plan only those that can hold a Flux Kustomization).
+    name: 'standup check (kustomize binary)',
+    kustomize: standupKustomize(pathWithBench(process.env.PATH ?? '')),
+    missing: () => (existsSync(path.join(BENCH_BIN, 'kustomize')) ? null : `no ${path.join(BENCH_BIN, 'kustomize')} (run scripts/bench/setup-peers.sh)`),
+    command: standupCmd('check'),
+    env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
+    parse: parseCheck,
+    exactOutput: true,
   },
   {
     name: 'flux-local get ks',
@@ -258,18 +309,21 @@ const TOOLS: Tool[] = [
     graphCommand: (_repo, entry) => [FLUX_LOCAL_PY, FLUX_LOCAL_GRAPH, 'cluster', '--path', entry],
   },
   {
-    name: 'flate',
+    // As a user here runs it: offline, each chart-source fetch first waits on DNS (1.5-15 s, in steps of ~5 s).
+    name: 'flate (DNS waits)',
     kustomize: 'kustomize/api linked in',
-    missing: () => {
-      if (existsSync(path.join(BENCH_BIN, 'flate'))) return null;
-      const log = path.join(BENCH_HOME, 'logs', 'flate.log');
-      const why = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => l.includes('requires go') || l.includes('error')).pop() : undefined;
-      return `not installed${why ? `: ${why.trim()}` : ' (run scripts/bench/setup-peers.sh)'}`;
-    },
-    // This machine reaches no chart registry: flate (which also resolves every HelmRelease's chart source) fails
-    // those fetches and exits 1 after listing the Kustomizations. One attempt each, so its retry backoff is not timed.
-    command: (_repo, entry) => [path.join(BENCH_BIN, 'flate'), 'get', 'ks', '--path', entry, '-o', 'json', '--no-progress', '--source-retry-attempts', '1'],
+    missing: flateMissing,
+    command: flateCmd,
     env: (e) => ({ ...e, PATH: pathWithBench(e.PATH ?? '') }),
+    parse: parseFlate,
+  },
+  {
+    // What flate itself costs: the same fetches, refused at once (see refuseAll).
+    name: 'flate (fetches fail at once)',
+    kustomize: 'kustomize/api linked in',
+    missing: flateMissing,
+    command: flateCmd,
+    env: refuseAll,
     parse: parseFlate,
   },
 ];
@@ -307,18 +361,53 @@ function groupRssKiB(pgid: number, pageKiB: number): number {
   return total;
 }
 
-async function measure(tool: Tool, repo: RepoCase, repoDir: string, n: number, outDir: string): Promise<Run> {
+/**
+ * One series of a tool on a repository: cold, warm (the same TMPDIR and XDG_CACHE_HOME again) and edit (warm after
+ * a comment is appended to repo.edit, restored afterwards).
+ */
+async function measureSeries(tool: Tool, repo: RepoCase, repoDir: string, n: number, outDir: string): Promise<Run[]> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'standup-bench-run-'));
   const tmp = path.join(scratch, 'tmp');
   const xdg = path.join(scratch, 'cache');
   mkdirSync(tmp);
   mkdirSync(xdg);
-  const stem = path.join(outDir, `${repo.id}.${tool.name.replace(/\W+/g, '_')}.${n}`);
+  const env = { ...tool.env(process.env), TMPDIR: tmp, XDG_CACHE_HOME: xdg };
+  const editFile = path.join(repoDir, repo.edit);
+  const original = readFileSync(editFile, 'utf8');
+  const out: Run[] = [];
+  let coldStdout: string | null = null;
+  let coldKeys: string | null = null;
+  try {
+    for (const mode of MODES) {
+      if (mode === 'edit') writeFileSync(editFile, `${original}\n# bench edit ${n}\n`);
+      const r = await measureOnce(tool, repo, repoDir, n, mode, env, outDir);
+      const stem = runStem(outDir, repo, tool.name, n, mode);
+      const stdout = readFileSync(`${stem}.out`, 'utf8');
+      const keys = existsSync(`${stem}.keys`) ? readFileSync(`${stem}.keys`, 'utf8') : null;
+      if (mode === 'cold') {
+        coldStdout = stdout;
+        coldKeys = keys;
+      } else {
+        // A comment changes no output: edit must print what cold printed, too.
+        r.sameAsCold = tool.exactOutput ? stdout === coldStdout : keys !== null && keys === coldKeys;
+      }
+      out.push(r);
+    }
+  } finally {
+    writeFileSync(editFile, original);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return out;
+}
+
+const runStem = (outDir: string, repo: RepoCase, tool: string, n: number, mode: Mode) => path.join(outDir, `${repo.id}.${tool.replace(/\W+/g, '_')}.${n}.${mode}`);
+
+async function measureOnce(tool: Tool, repo: RepoCase, repoDir: string, n: number, mode: Mode, env: NodeJS.ProcessEnv, outDir: string): Promise<Run> {
+  const stem = runStem(outDir, repo, tool.name, n, mode);
   const timeFile = `${stem}.time`;
   const outFd = openSync(`${stem}.out`, 'w');
   const errFd = openSync(`${stem}.err`, 'w');
   const cmd = tool.command(repoDir, repo.entry);
-  const env = { ...tool.env(process.env), TMPDIR: tmp, XDG_CACHE_HOME: xdg };
   const load1 = os.loadavg()[0] ?? 0;
   const pageKiB = 4;
   let treeRssKiB = 0;
@@ -334,7 +423,6 @@ async function measure(tool: Tool, repo: RepoCase, repoDir: string, n: number, o
   clearInterval(timer);
   closeSync(outFd);
   closeSync(errFd);
-  rmSync(scratch, { recursive: true, force: true });
   const t = parseTimeV(readFileSync(timeFile, 'utf8'));
   const stdout = readFileSync(`${stem}.out`, 'utf8');
   const stderr = readFileSync(`${stem}.err`, 'utf8');
@@ -342,7 +430,7 @@ async function measure(tool: Tool, repo: RepoCase, repoDir: string, n: number, o
   let parseError: string | null = null;
   try {
     graph = tool.parse(stdout);
-    writeFileSync(`${stem}.keys`, [...graph.keys].sort().join('\n') + '\n');
+    if (graph.keys.size > 0) writeFileSync(`${stem}.keys`, [...graph.keys].sort().join('\n') + '\n');
   } catch (e) {
     parseError = (e as Error).message.split('\n')[0] ?? 'parse error';
   }
@@ -350,14 +438,16 @@ async function measure(tool: Tool, repo: RepoCase, repoDir: string, n: number, o
     repo: repo.id,
     tool: tool.name,
     run: n,
+    mode,
+    sameAsCold: null,
     exitCode: t.exitCode,
     wallS: t.wallS,
     maxRssKiB: t.maxRssKiB,
     treeRssKiB: Math.max(treeRssKiB, t.maxRssKiB),
     cpuS: t.cpuS,
     load1,
-    kustomizations: graph ? graph.keys.size : null,
-    edges: graph ? graph.edges : null,
+    kustomizations: graph && graph.keys.size > 0 ? graph.keys.size : null,
+    edges: graph && graph.keys.size > 0 ? graph.edges : null,
     parseError,
     stderrTail: stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400),
   };
@@ -487,32 +577,67 @@ function graphPass(tool: Tool, repo: RepoCase, repoDir: string, outDir: string):
   }
 }
 
-function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseline: string, passes: Map<string, GraphPass>): string {
+const PLAN = 'standup plan (kustomize binary)';
+const CHECK = 'standup check (kustomize binary)';
+
+/** peer / standup, both medians of the same mode: how many times longer the peer takes. */
+function ratio(runs: Run[], tool: string, versus: string, mode: Mode): string {
+  const a = median(runs.filter((r) => r.tool === tool && r.mode === mode).map((r) => r.wallS));
+  const b = median(runs.filter((r) => r.tool === versus && r.mode === mode).map((r) => r.wallS));
+  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-';
+}
+
+function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, passes: Map<string, GraphPass>): string {
   const lines = [
     `### ${repo.id} (\`${repo.dir}\`, entry \`${repo.entry}\`)`,
     '',
-    `| tool | wall median | wall runs | max RSS (largest process) | peak RSS (process tree) | CPU user+sys | wall ratio to ${baseline} | Kustomizations | dependsOn edges | exit | load (1 min) |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `| tool | mode | wall median | wall runs | CPU user+sys median | CPU runs | max RSS (largest process) | peak RSS (process tree) | wall vs plan | wall vs check | Kustomizations | dependsOn edges | output as cold | exit | load (1 min) |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  const base = median(runs.filter((r) => r.tool === baseline).map((r) => r.wallS));
   for (const tool of TOOLS) {
-    const rs = runs.filter((r) => r.tool === tool.name);
-    if (!rs.length) {
-      if (skipped.has(tool.name)) lines.push(`| ${tool.name} | skipped: ${skipped.get(tool.name)} | | | | | | | | | |`);
+    const all = runs.filter((r) => r.tool === tool.name);
+    if (!all.length) {
+      if (skipped.has(tool.name)) lines.push(`| ${tool.name} | - | skipped: ${skipped.get(tool.name)} | | | | | | | | | | | | |`);
       continue;
     }
-    const wall = median(rs.map((r) => r.wallS));
-    const ks = [...new Set(rs.map((r) => (r.kustomizations === null ? `unparsed (${r.parseError})` : String(r.kustomizations))))].join(' / ');
-    const gp = passes.get(tool.name);
-    const edges = gp
-      ? gp.error
-        ? `graph pass failed: ${gp.error}`
-        : `${gp.edges} (graph pass${gp.kustomizations !== rs[0]?.kustomizations ? `, ${gp.kustomizations} Kustomizations` : ''})`
-      : [...new Set(rs.map((r) => (r.edges === null ? '-' : String(r.edges))))].join(' / ');
-    const exits = [...new Set(rs.map((r) => r.exitCode))].join(' / ');
-    lines.push(
-      `| ${tool.name} | ${wall.toFixed(2)} s | ${rs.map((r) => r.wallS.toFixed(2)).join(', ')} | ${mib(median(rs.map((r) => r.maxRssKiB)))} | ${mib(median(rs.map((r) => r.treeRssKiB)))} | ${median(rs.map((r) => r.cpuS)).toFixed(2)} s | ${Number.isFinite(base) && base > 0 ? `${(wall / base).toFixed(2)}x` : '-'} | ${ks} | ${edges} | ${exits} | ${Math.min(...rs.map((r) => r.load1)).toFixed(1)}–${Math.max(...rs.map((r) => r.load1)).toFixed(1)} |`,
-    );
+    for (const mode of MODES) {
+      const rs = all.filter((r) => r.mode === mode);
+      if (!rs.length) continue;
+      const ks = [...new Set(rs.map((r) => (r.kustomizations === null ? (r.parseError ? `unparsed (${r.parseError})` : '-') : String(r.kustomizations))))].join(' / ');
+      const gp = passes.get(tool.name);
+      const edges = gp
+        ? gp.error
+          ? `graph pass failed: ${gp.error}`
+          : `${gp.edges} (graph pass${gp.kustomizations !== rs[0]?.kustomizations ? `, ${gp.kustomizations} Kustomizations` : ''})`
+        : [...new Set(rs.map((r) => (r.edges === null ? '-' : String(r.edges))))].join(' / ');
+      const same = mode === 'cold' ? '-' : rs.every((r) => r.sameAsCold) ? 'same' : `differs (${rs.filter((r) => !r.sameAsCold).length} of ${rs.length})`;
+      const exits = [...new Set(rs.map((r) => r.exitCode))].join(' / ');
+      lines.push(
+        `| ${tool.name} | ${mode} | ${median(rs.map((r) => r.wallS)).toFixed(2)} s | ${rs.map((r) => r.wallS.toFixed(2)).join(', ')} | ${median(rs.map((r) => r.cpuS)).toFixed(2)} s | ${rs.map((r) => r.cpuS.toFixed(2)).join(', ')} | ` +
+          `${mib(median(rs.map((r) => r.maxRssKiB)))} | ${mib(median(rs.map((r) => r.treeRssKiB)))} | ${ratio(runs, tool.name, PLAN, mode)} | ${ratio(runs, tool.name, CHECK, mode)} | ${ks} | ${edges} | ${same} | ${exits} | ` +
+          `${Math.min(...rs.map((r) => r.load1)).toFixed(1)}–${Math.max(...rs.map((r) => r.load1)).toFixed(1)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The fair comparison in one table: each peer's median wall time over standup's, per repository and mode. */
+function summary(repos: RepoCase[], runs: Run[]): string {
+  const peers = TOOLS.filter((t) => !t.name.startsWith('standup') && runs.some((r) => r.tool === t.name));
+  const lines = [
+    `| repository | mode | ${PLAN} | ${CHECK} | ${peers.map((p) => `${p.name} (vs plan / vs check)`).join(' | ')} |`,
+    `|---|---|---|---|${peers.map(() => '---|').join('')}`,
+  ];
+  const med = (repo: string, tool: string, mode: Mode) => median(runs.filter((r) => r.repo === repo && r.tool === tool && r.mode === mode).map((r) => r.wallS));
+  for (const repo of repos) {
+    for (const mode of MODES) {
+      const plan = med(repo.id, PLAN, mode);
+      const check = med(repo.id, CHECK, mode);
+      const cell = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} s` : '-');
+      const rel = (x: number, b: number) => (Number.isFinite(x) && Number.isFinite(b) && b > 0 ? `${(x / b).toFixed(1)}x` : '-');
+      lines.push(`| ${repo.id} | ${mode} | ${cell(plan)} | ${cell(check)} | ${peers.map((p) => { const x = med(repo.id, p.name, mode); return `${cell(x)} (${rel(x, plan)} / ${rel(x, check)})`; }).join(' | ')} |`);
+    }
   }
   return lines.join('\n');
 }
@@ -520,7 +645,7 @@ function table(repo: RepoCase, runs: Run[], skipped: Map<string, string>, baseli
 /** Keys one tool found that the baseline did not, and the reverse (from the first run of each). */
 function keyDiff(outDir: string, repo: RepoCase, tool: string, baseline: string): string | null {
   const read = (t: string) => {
-    const f = path.join(outDir, `${repo.id}.${t.replace(/\W+/g, '_')}.1.keys`);
+    const f = path.join(outDir, `${repo.id}.${t.replace(/\W+/g, '_')}.1.cold.keys`);
     return existsSync(f) ? new Set(readFileSync(f, 'utf8').split('\n').filter(Boolean)) : null;
   };
   const a = read(baseline);
@@ -540,9 +665,9 @@ function keyDiff(outDir: string, repo: RepoCase, tool: string, baseline: string)
       ? `${tool}: the same ${a.size} namespace/name keys as ${baseline}`
       : `${tool} vs ${baseline}: only in ${tool}: ${show(onlyPeer)}; only in ${baseline}: ${show(onlyBase)}`;
   // Edges: the baseline's JSON output vs the peer's graph pass.
-  const baseOut = path.join(outDir, `${repo.id}.${baseline.replace(/\W+/g, '_')}.1.out`);
+  const baseOut = path.join(outDir, `${repo.id}.${baseline.replace(/\W+/g, '_')}.1.cold.out`);
   const peerGraph = path.join(outDir, `${repo.id}.${tool.replace(/\W+/g, '_')}.graph.json`);
-  const peerOut = path.join(outDir, `${repo.id}.${tool.replace(/\W+/g, '_')}.1.out`);
+  const peerOut = path.join(outDir, `${repo.id}.${tool.replace(/\W+/g, '_')}.1.cold.out`);
   const edgeSet = (rows: { key: string; dependsOn: string[] }[]) => new Set(rows.flatMap((r) => r.dependsOn.map((d) => `${r.key} -> ${d}`)));
   let edges = '';
   try {
@@ -610,8 +735,9 @@ async function main(): Promise<void> {
     }
   }
   const active = tools.filter((t) => !skipped.has(t.name));
-  // Ratios are to standup rendering with the same kustomize binary the peers get on PATH, when it is there.
-  const baseline = (active.find((t) => t.name === 'standup (kustomize binary)') ?? active.find((t) => t.name.startsWith('standup')) ?? TOOLS[0]!).name;
+  // Keys are compared with standup plan rendering with the same kustomize binary the peers get on PATH.
+  const baseline = (active.find((t) => t.name === PLAN) ?? active.find((t) => t.name.startsWith('standup plan')) ?? TOOLS[0]!).name;
+  closedPort = await freePort();
   const outDir = path.join(BENCH_HOME, 'out', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(outDir, { recursive: true });
 
@@ -620,7 +746,8 @@ async function main(): Promise<void> {
   console.log(`machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; node ${process.version}`);
   console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
   console.log(`standup: ${standupLabel}`);
-  console.log(`runs per tool: ${runs}, cold (fresh process, empty TMPDIR and XDG_CACHE_HOME); outputs in ${outDir}`);
+  console.log(`runs per tool: ${runs} series of cold (fresh process, empty TMPDIR and XDG_CACHE_HOME), warm (again, same dirs) and edit (warm after one file changed); outputs in ${outDir}`);
+  console.log(`flate (fetches fail at once): HTTPS_PROXY and HTTP_PROXY at http://127.0.0.1:${closedPort}, where nothing listens`);
   for (const t of active) console.log(`  ${t.name}: renders with ${t.kustomize}`);
 
   const all: Run[] = [];
@@ -632,13 +759,14 @@ async function main(): Promise<void> {
     // Interleave the tools (run 1 of each, then run 2 of each, ...) so a change in background load hits all alike.
     for (let n = 1; n <= runs; n++) {
       for (const tool of active) {
-        const r = await measure(tool, repo, repoDir, n, outDir);
-        runsHere.push(r);
-        all.push(r);
-        console.error(
-          `${repo.id} ${tool.name} #${n}: ${r.wallS.toFixed(2)} s, max RSS ${mib(r.maxRssKiB)}, tree ${mib(r.treeRssKiB)}, cpu ${r.cpuS.toFixed(2)} s, exit ${r.exitCode}, ` +
-            `${r.kustomizations ?? 'unparsed'} Kustomizations, load ${r.load1.toFixed(2)}${r.exitCode !== 0 || r.parseError ? ` | ${r.parseError ?? ''} ${r.stderrTail}` : ''}`,
-        );
+        for (const r of await measureSeries(tool, repo, repoDir, n, outDir)) {
+          runsHere.push(r);
+          all.push(r);
+          console.error(
+            `${repo.id} ${tool.name} #${n} ${r.mode}: ${r.wallS.toFixed(2)} s, max RSS ${mib(r.maxRssKiB)}, tree ${mib(r.treeRssKiB)}, cpu ${r.cpuS.toFixed(2)} s, exit ${r.exitCode}, ` +
+              `${r.kustomizations ?? '-'} Kustomizations${r.sameAsCold === false ? ', OUTPUT DIFFERS FROM COLD' : ''}, load ${r.load1.toFixed(2)}${r.exitCode !== 0 || r.parseError ? ` | ${r.parseError ?? ''} ${r.stderrTail}` : ''}`,
+          );
+        }
       }
     }
     const passes = new Map<string, GraphPass>();
@@ -649,14 +777,28 @@ async function main(): Promise<void> {
         console.error(`${repo.id} ${tool.name} graph pass: ${gp.error ?? `${gp.kustomizations} Kustomizations, ${gp.edges} dependsOn edges`}`);
       }
     }
-    const t = table(repo, runsHere, skipped, baseline, passes);
+    const t = table(repo, runsHere, skipped, passes);
     const diffs = active.filter((x) => x.name !== baseline).map((x) => keyDiff(outDir, repo, x.name, baseline)).filter((x): x is string => !!x);
     tables.push([t, '', `- ${placeholders.length} generator inputs the corpus left out were created empty in the copy: ${placeholders.join(', ') || 'none'}`, ...diffs.map((d) => `- ${d}`)].join('\n'));
   }
   console.log(`load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
   console.log('');
+  console.log(summary(repos, all));
+  console.log('');
   console.log(tables.join('\n\n'));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), cpu, runs: all, skipped: Object.fromEntries(skipped) }, null, 2) + '\n');
+}
+
+/** A loopback port nothing listens on: bound once to learn a free one, then closed (connections are refused). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 main().catch((e: unknown) => {

@@ -1,4 +1,6 @@
 import { loadRepository, type LoadedRepository } from '../repo/load.js';
+import { defaultCacheDir } from '../repo/render-cache.js';
+import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { planCluster, type PlanContext } from '../plan/plan.js';
 import type { GlobalOptions } from './options.js';
@@ -23,15 +25,29 @@ export async function loadAndPlan(
   scope: 'all' | 'graph' = 'all',
   /** Where the build progress goes; by default a progress line on a terminal's stderr (see loadProgress). */
   onProgress?: (done: number, total: number) => void,
+  /** With scope 'graph': build what `plan -o json`'s implicitDependsOn needs too (see LoadOptions.helmOrders). */
+  more: { helmOrders?: boolean } = {},
 ): Promise<Planned> {
   const own = onProgress ? null : loadProgress(io);
+  let repo: LoadedRepository;
   try {
-    const repo = await loadRepository({ repo: o.repo ?? undefined, clusters: o.cluster.length ? o.cluster : undefined, path: o.path, rev, scope, onProgress: onProgress ?? own!.update });
-    const exclude = new Set(repo.config.exclude);
-    return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };
+    repo = await loadRepository({
+      repo: o.repo ?? undefined,
+      clusters: o.cluster.length ? o.cluster : undefined,
+      path: o.path,
+      source: o.source,
+      rev,
+      scope,
+      helmOrders: more.helmOrders,
+      cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false),
+      onProgress: onProgress ?? own!.update,
+    });
   } finally {
     own?.stop();
   }
+  for (const n of repo.notices) io.err(`${io.errStyle.yellow('!')} ${n}\n`);
+  const exclude = new Set(repo.config.exclude);
+  return { repo, contexts: repo.clusters.map((c) => planCluster(c, exclude)) };
 }
 
 /** "rendering 87/135 Kustomizations" on stderr while a large repository loads: only on a terminal, never in CI or with --verbose. */
@@ -49,4 +65,22 @@ export function warnLoadProblems(problems: Problem[], clusters: number, io: Io):
   if (errors.length === 0) return;
   io.err(renderProblemsText(errors, clusters, io.errStyle));
   io.err(io.errStyle.yellow('! the graph above may be incomplete: fix these, then run `standup check`\n'));
+}
+
+const WHY: Record<string, string> = { 'external-source': 'source not this repository', 'path-missing': 'path missing', 'build-failed': 'build failed' };
+
+/**
+ * plan and graph: one line per cluster on stderr naming the Kustomizations whose content is not in the graph (an
+ * external source, a missing path, a failed build), so a short graph is never taken for the whole one.
+ */
+export function noteNotExpanded(clusters: ClusterModel[], io: Io): void {
+  for (const c of clusters) {
+    const not = c.kustomizations.filter((k) => !isExpanded(k));
+    if (not.length === 0) continue;
+    const groups = new Map<string, string[]>();
+    for (const k of not) groups.set(k.expansion!, [...(groups.get(k.expansion!) ?? []), k.key]);
+    const parts = [...groups].map(([why, keys]) => `${WHY[why] ?? why}: ${keys.slice(0, 4).join(', ')}${keys.length > 4 ? ` and ${keys.length - 4} more` : ''}`);
+    const where = clusters.length > 1 ? `cluster ${c.name}: ` : '';
+    io.err(`${io.errStyle.yellow('!')} ${where}${not.length} Kustomization${not.length === 1 ? '' : 's'} not expanded (${parts.join('; ')}); run \`standup check\` for why\n`);
+  }
 }

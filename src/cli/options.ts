@@ -5,6 +5,10 @@ export interface GlobalOptions {
   repo?: string;
   cluster: string[];
   path?: string;
+  /** The root sync's source, KIND/NAMESPACE/NAME (--source). */
+  source?: string;
+  /** false with --no-cache: render everything again, and neither read nor write the render cache. */
+  cache?: boolean;
   output?: string;
   verbose?: boolean;
 }

@@ -33,6 +33,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--repo <dir>', 'the Flux repository (default: the git root of the current directory)'))
     .addOption(new Option('--cluster <name>', 'a cluster from tiers.yaml or discovered (repeatable; default: all)').argParser(collect))
     .addOption(new Option('--path <dir>', 'an entry path to read instead of a named cluster'))
+    .addOption(new Option('--source <kind/ns/name>', 'the root sync\'s source, when the repository does not say it (e.g. GitRepository/flux-system/flux-system)'))
+    .addOption(new Option('--no-cache', 'render every kustomize build again; neither read nor write the render cache ($XDG_CACHE_HOME/standup)'))
     .addOption(new Option('-o, --output <format>', 'output format: text, json, yaml; plan and diff also markdown; graph also mermaid, dot; status also wide').argParser(parseOutput))
     .addOption(new Option('--verbose', 'debug logs on stderr: kustomize builds, git, API calls, timings'))
     .addHelpText('after', EXIT_CODES_HELP)
@@ -60,12 +62,21 @@ Examples:
   standup plan                          every cluster in tiers.yaml (or discovered from flux-system/gotk-sync.yaml)
   standup plan --cluster prod -o json   for automation: {"clusters":[{"name","levels","tiers","kustomizations"}]}
   standup plan --path examples/homelab/clusters/dev   an entry path, without tiers.yaml
+  standup plan --path examples/homelab/clusters/dev --source GitRepository/flux-system/flux-system
+                                        ... when no root sync in git says what this repository is called
   standup plan apps platform-config     two tiers: their levels and what they depend on
   standup plan -n apps -o markdown      a namespace's Kustomizations as a table for a PR comment
 
+A repeat run reuses the render cache ($XDG_CACHE_HOME/standup) for every build whose files did not change;
+--no-cache renders everything again.
+
 plan renders only the tiers whose files can hold a Flux Kustomization, so a broken app leaf does not slow it down
 or show up here: \`standup check\` renders every tier and reports every problem. A dependsOn cycle, or an entry
-that does not build, has no order: plan prints the problem and exits 2.`)
+that does not build, has no order: plan prints the problem and exits 2. A Kustomization whose content is
+not in the graph (another repository's source, a missing path, a failed build) is noted on stderr, and has
+"expanded": false in -o json. -o json and -o yaml also list, per Kustomization, "implicitDependsOn": the tiers its
+HelmReleases' dependsOn wait for outside its own dependsOn (check's helmrelease-order); for them plan also renders
+the tiers whose files may hold such HelmReleases.`)
     .action(async (names, o, cmd) =>
       run(async () => (await import('./commands/plan.js')).plan({ ...globals(cmd), ...o, names }, io))(),
     );
@@ -96,7 +107,9 @@ annotate a pull request), markdown (a PR comment or job summary).
 
 Problem codes: cycle, missing-dependency, duplicate, runtime-crd, helmrelease-order, health-check-target,
 unresolved-substitution, wait-dependency, cluster-drift, legacy-order, yaml-invalid, path-missing, build-failed,
-external-source, bootstrap-unreadable, ignore-unmatched, ignore-invalid.
+external-source, bootstrap-unreadable, ignore-unmatched, ignore-invalid. external-source is an info (a tier whose
+source is not this repository, so it is not evaluated; never fails check); the summary says how many
+Kustomizations were evaluated.
 
 runtime-crd knows what the bootstrap installs before Flux (helmfile releases and their hooks, bootstrap/
 kustomize folders, tiers.yaml platform:), which charts ship which CRD groups, and the dependsOn graph: a

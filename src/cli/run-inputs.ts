@@ -34,6 +34,8 @@ export interface ClusterFlags {
   yes?: boolean;
   record?: string;
   sourceUrl?: string;
+  /** The root sync's source, KIND/NAMESPACE/NAME (--source). */
+  source?: string;
   force?: boolean;
 }
 
@@ -62,7 +64,7 @@ export async function readRunTarget(f: ClusterFlags, need: ReadNeeds, requestTim
   if (f.cluster.length > 1) throw new ConfigError('BAD_FLAG', 'this command acts on one cluster; pass --cluster once');
   const overallMs = overallTimeout(f.timeout);
   const kube = loadKubeconfig({ kubeconfig: f.kubeconfig, context: f.context });
-  const repo = await loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, scope: need.checks ? 'all' : 'graph' });
+  const repo = await loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, scope: need.checks ? 'all' : 'graph' });
   const model = pickCluster(repo, f.cluster[0], kube.context);
   const entry = repo.config.clusters[model.name] ?? null;
   const ctx = planCluster(model, new Set(repo.config.exclude));

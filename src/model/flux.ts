@@ -22,6 +22,17 @@ export interface PostBuild {
   substituteFrom: { kind: 'ConfigMap' | 'Secret'; name: string; optional: boolean }[];
 }
 
+/**
+ * Whether the load read what a Kustomization applies. `built`: its path was built from this repository; `deferred`:
+ * a leaf tier of a graph-only load (plan, graph), not built because its files hold no Flux Kustomization. The other
+ * values are the problem code that says why it was not: its source is not this repository, its path does not exist,
+ * or its build failed.
+ */
+export type Expansion = 'built' | 'deferred' | 'external-source' | 'path-missing' | 'build-failed';
+
+/** Expanded: what the Kustomization applies is in the graph (built, or a leaf known to hold no Kustomization). */
+export const isExpanded = (k: { expansion?: Expansion }): boolean => k.expansion === undefined || k.expansion === 'built' || k.expansion === 'deferred';
+
 /** A Flux Kustomization as the cluster would receive it: after its parent's build, overlay and substitution. */
 export interface FluxKustomization {
   key: string;
@@ -45,6 +56,8 @@ export interface FluxKustomization {
   parent: string | null;
   origin: Origin;
   raw: Record<string, unknown>;
+  /** Set by the loader; absent in models made by hand, which count as built. */
+  expansion?: Expansion;
 }
 
 /** Any object a Kustomization applies, with the Kustomization that owns it. */
@@ -76,6 +89,20 @@ export interface ClusterModel {
   /** False when the load rendered only the graph (scope 'graph') and left leaf tiers' objects out. */
   objectsComplete: boolean;
   externalSources: ExternalSource[];
-  /** The root sync's source as the loader inferred it for the entry (tiers.yaml `source:`, gotk-sync, a FluxInstance). */
-  source?: SourceRef;
+  /** The root sync's source (what this repository is called in the cluster), and how the loader learned it. */
+  rootSource?: RootSource;
+}
+
+export interface RootSource {
+  ref: SourceRef;
+  url: string | null;
+  /**
+   * `config`: tiers.yaml; `discovered`: a root sync in the repository names it; `flag`: --source; `self`: the entry's
+   * own Kustomization that reconciles it reads it; `assumed`: nothing said, GitRepository flux-system/flux-system.
+   */
+  how: 'config' | 'discovered' | 'flag' | 'self' | 'assumed';
+  /** The file it was learned from, repository-relative, when there is one. */
+  foundIn: string | null;
+  /** Other sources that are this repository too (two roots syncing one path). */
+  also: SourceRef[];
 }

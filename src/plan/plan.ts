@@ -1,6 +1,7 @@
 import { ancestors, buildGraph, type Graph } from '../graph/graph.js';
 import { computeLevels, levelIndex, type Levels } from '../graph/levels.js';
 import type { ClusterModel, FluxKustomization, SourceRef } from '../model/flux.js';
+import type { ImplicitDependsOn } from './helm-order.js';
 
 /** One Kustomization in a plan; the shape of `plan -o json` (a documented contract: add fields, never rename). */
 export interface PlannedKustomization {
@@ -13,6 +14,8 @@ export interface PlannedKustomization {
   file: string;
   /** The source it reads, `Kind/namespace/name` (a GitRepository, an ExternalArtifact, an OCIRepository...). */
   source: string;
+  /** `plan -o json`: tiers it must follow for its HelmReleases' dependsOn, outside its dependsOn closure (helm-order.ts). */
+  implicitDependsOn?: ImplicitDependsOn[];
 }
 
 export interface ClusterPlan {
@@ -63,7 +66,7 @@ export function planCluster(cluster: ClusterModel, exclude: ReadonlySet<string> 
     graph,
     levels,
     plan: { name: cluster.name, entry: cluster.entry, levels: levels.levels, tiers, kustomizations },
-    rootSync: { key: root?.key ?? null, source: root?.sourceRef ?? cluster.source ?? DEFAULT_ROOT_SOURCE },
+    rootSync: { key: root?.key ?? null, source: root?.sourceRef ?? cluster.rootSource?.ref ?? DEFAULT_ROOT_SOURCE },
   };
 }
 

@@ -1,7 +1,8 @@
 // Text helpers for reading bootstrap files: set helmfile's Go templates aside so the YAML parses, and find CRD
 // groups in manifests and in the URLs people `kubectl apply`.
-import { parseAllDocuments } from 'yaml';
+import { yaml } from './lazy.js';
 import { chartEntry } from '../lint/chart-crds.js';
+import { sharedMemo } from './parse-memo.js';
 
 /**
  * helmfile files are Go templates. Lines that are only template actions (`{{ if }}`, `{{ end }}`) are blanked, so
@@ -24,8 +25,13 @@ export function stripTemplates(text: string): { text: string; templated: boolean
 
 /** spec.group of every CustomResourceDefinition in a multi-document YAML text (templates set aside). */
 export function crdGroupsInText(text: string): string[] {
+  // CRD manifests are large and rarely change: parsed once per text (parse-memo.ts), not on every check.
+  return sharedMemo().get('crd-groups', text, () => crdGroups(text));
+}
+
+function crdGroups(text: string): string[] {
   const groups = new Set<string>();
-  for (const doc of parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
+  for (const doc of yaml().parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
     if (doc.errors.length) continue;
     const o = doc.toJS() as { kind?: unknown; spec?: { group?: unknown } } | null;
     if (o?.kind === 'CustomResourceDefinition' && typeof o.spec?.group === 'string' && !o.spec.group.includes('__tpl__')) groups.add(o.spec.group);

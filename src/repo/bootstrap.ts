@@ -5,7 +5,7 @@
 // kustomize, no network. A file that cannot be read is a `bootstrap-unreadable` warning, never a crash.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { yaml } from './lazy.js';
 import type { Bootstrap, BootstrapInstall, PlatformUse } from '../model/bootstrap.js';
 import type { StandupConfig } from '../model/config.js';
 import type { ClusterModel } from '../model/flux.js';
@@ -97,8 +97,8 @@ function readHelmfile(file: string, rel: (abs: string) => string, installs: Boot
     return;
   }
   const { text: plain } = stripTemplates(text);
-  const lc = new LineCounter();
-  const docs = parseAllDocuments(plain, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
+  const lc = new (yaml().LineCounter)();
+  const docs = yaml().parseAllDocuments(plain, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
   const errors = docs.flatMap((d) => d.errors);
   if (errors.length) {
     const { line } = lc.linePos(errors[0]!.pos[0]);
@@ -220,7 +220,7 @@ function kustomizeCrdGroups(dir: string, seen: Set<string>): string[] {
   }
   let k: Obj | null = null;
   try {
-    k = parseAllDocuments(readFileSync(kfile, 'utf8'))[0]?.toJS() as Obj | null;
+    k = yaml().parseAllDocuments(readFileSync(kfile, 'utf8'))[0]?.toJS() as Obj | null;
   } catch {
     return [];
   }
@@ -254,7 +254,7 @@ function staticCharts(dir: string): string[] {
       continue;
     }
     if (!/kind:\s*(HelmRelease|OCIRepository)/.test(text)) continue;
-    for (const doc of parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
+    for (const doc of yaml().parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
       const o = doc.errors.length ? null : (doc.toJS() as Obj | null);
       if (o?.kind === 'HelmRelease' && typeof o.spec?.chart?.spec?.chart === 'string') charts.add(o.spec.chart.spec.chart);
       if (o?.kind === 'OCIRepository' && typeof o.spec?.url === 'string') charts.add(o.spec.url);

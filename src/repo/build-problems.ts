@@ -6,6 +6,7 @@ import type { FluxKustomization } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { objectId } from '../model/ref.js';
 import { yamlErrors, yamlFilesUnder } from './yaml-check.js';
+import type { ParseMemo } from './parse-memo.js';
 
 export interface FailedBuild {
   /** The directory built (absolute). */
@@ -22,6 +23,8 @@ export interface FailedBuild {
   work: string;
   /** Repository-relative form of an absolute path. */
   rel: (abs: string) => string;
+  /** Where the YAML check of each file is kept between loads. */
+  memo?: ParseMemo;
 }
 
 export function buildFailedProblems(b: FailedBuild): Omit<Problem, 'cluster'>[] {
@@ -43,7 +46,7 @@ export function buildFailedProblems(b: FailedBuild): Omit<Problem, 'cluster'>[] 
   for (const f of yamlFilesUnder(b.dir)) if (b.error.includes(path.basename(f))) candidates.add(f);
   for (const f of [...candidates].sort()) {
     // The first error of a file is the one to fix; the parser's follow-on errors are noise.
-    for (const e of yamlErrors(f).slice(0, 1)) {
+    for (const e of yamlErrors(f, b.memo).slice(0, 1)) {
       problems.push({ code: 'yaml-invalid', severity: 'error', message: `${b.rel(e.file)}:${e.line}:${e.col}: ${e.message}`, file: b.rel(e.file), line: e.line, object });
     }
   }

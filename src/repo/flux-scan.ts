@@ -6,24 +6,49 @@
 // them). Patches, replacements and configMapGenerators cannot create a Kustomization, so they are not read.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isRemote, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
-import { generatedResources, hasKustomizationFile } from './overlay.js';
+import { isRemote, list, objectRefs, statSafe, type KustomizationFiles, type Obj } from './kustomization-file.js';
+import { generatedResources, hasKustomizationFile, type Ignored } from './overlay.js';
 
 const FLUX_KUSTOMIZE_API = 'kustomize.toolkit.fluxcd.io';
 const OPAQUE_FIELDS = ['helmCharts', 'helmChartInflationGenerator', 'helmGlobals', 'generators', 'transformers', 'validators'];
+
+/**
+ * The same walk for another question about a tier's files: `test` says whether one file's text may hold what is
+ * looked for; `doubt` is the answer where the files cannot tell (a remote base, a Helm chart, a plugin, a missing
+ * or unreadable input). FluxScan asks for Flux Kustomizations with doubt = yes.
+ */
+export interface ScanQuestion {
+  test: (text: string) => boolean;
+  doubt: boolean;
+  /** When set, a kustomization's patches are read too (inline or from a file): may this one give what is looked for? */
+  patch?: (text: string) => boolean;
+  /** When set, a kustomization file for which it says yes answers yes (a generator that may make the object). */
+  kustomization?: (k: Obj) => boolean;
+}
+
+const FLUX_KUSTOMIZATIONS: ScanQuestion = { test: (text) => text.includes(FLUX_KUSTOMIZE_API), doubt: true };
 
 export class FluxScan {
   private dirs = new Map<string, boolean>();
   private files = new Map<string, boolean>();
 
-  constructor(private readonly kustomizations: KustomizationFiles) {}
+  constructor(
+    private readonly kustomizations: KustomizationFiles,
+    private readonly ignored: Ignored = () => false,
+    private readonly question: ScanQuestion = FLUX_KUSTOMIZATIONS,
+  ) {}
 
   /** True when building `dir` (absolute) with these spec.components (relative to `dir`) may apply a Flux Kustomization. */
   mayApplyKustomizations(dir: string, components: readonly string[] = []): boolean {
+    return this.may(dir, components);
+  }
+
+  /** True when building `dir` with these spec.components may yield what the question looks for. */
+  may(dir: string, components: readonly string[] = []): boolean {
     if (components.some((c) => this.dirMay(path.resolve(dir, c)))) return true;
     if (hasKustomizationFile(dir)) return this.dirMay(dir);
     // Flux's generated kustomization: every YAML file under dir, and subdirectories that have their own.
-    return generatedResources(dir).some((p) => (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)));
+    return generatedResources(dir, this.ignored).some((p) => (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)));
   }
 
   private dirMay(dir: string): boolean {
@@ -38,16 +63,40 @@ export class FluxScan {
   private kustomizationMay(dir: string): boolean {
     const read = this.kustomizations.read(dir);
     // No kustomization file: kustomize fails on such a resource directory, so let it say so. Unreadable: the same.
-    if (read === null || read === 'unparseable') return true;
+    const doubt = this.question.doubt;
+    if (read === null || read === 'unparseable') return doubt;
     const k = read.doc as Obj;
-    if (!k || typeof k !== 'object' || Array.isArray(k)) return true;
-    if (OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
+    if (!k || typeof k !== 'object' || Array.isArray(k)) return doubt;
+    if (doubt && OPAQUE_FIELDS.some((f) => k[f] !== undefined)) return true;
+    if (this.question.kustomization?.(k)) return true;
+    if (this.question.patch && this.patchesMay(dir, k, this.question.patch)) return true;
     for (const r of objectRefs(k)) {
-      if (isRemote(r)) return true;
+      if (isRemote(r)) {
+        if (doubt) return true;
+        continue;
+      }
       const p = path.resolve(dir, r);
       if (isDirectory(p) ? this.dirMay(p) : this.fileMay(p)) return true;
     }
     return false;
+  }
+
+  private patchesMay(dir: string, k: Obj, test: (text: string) => boolean): boolean {
+    const texts: string[] = [];
+    const files: string[] = [];
+    for (const p of [...objects(k.patches), ...objects(k.patchesJson6902)]) {
+      if (typeof p.patch === 'string') texts.push(p.patch);
+      if (typeof p.path === 'string') files.push(p.path);
+    }
+    for (const p of list(k.patchesStrategicMerge)) (p.includes('\n') ? texts : files).push(p);
+    if (texts.some(test)) return true;
+    return files.some((f) => {
+      try {
+        return test(readFileSync(path.resolve(dir, f), 'utf8'));
+      } catch {
+        return this.question.doubt;
+      }
+    });
   }
 
   private fileMay(file: string): boolean {
@@ -55,13 +104,14 @@ export class FluxScan {
     if (hit !== undefined) return hit;
     let r: boolean;
     try {
-      r = readFileSync(file, 'utf8').includes(FLUX_KUSTOMIZE_API);
+      r = this.question.test(readFileSync(file, 'utf8'));
     } catch {
-      r = true;
+      r = this.question.doubt;
     }
     this.files.set(file, r);
     return r;
   }
 }
 
+const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object') : []);
 const isDirectory = (p: string): boolean => statSafe(p)?.isDirectory() ?? false;

@@ -2,13 +2,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from './lazy.js';
 import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
 
 /** Runs git in `cwd` and returns its result, never throwing on a non-zero exit (the caller decides what that means). */
 export async function runGit(cwd: string, args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const t0 = performance.now();
+  const { execa } = await loadExeca();
   const r = await execa('git', args, { cwd, reject: false });
   debug(() => `git ${args.join(' ')}: exit ${r.exitCode ?? 'none'} in ${(performance.now() - t0).toFixed(0)} ms${r.exitCode ? `: ${String(r.stderr).trim().split('\n')[0]}` : ''}`);
   return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout).trim(), stderr: String(r.stderr).trim() };
@@ -16,6 +17,7 @@ export async function runGit(cwd: string, args: string[]): Promise<{ exitCode: n
 
 /** The top of the git work tree that holds `dir`, or null when `dir` is not inside one (or git is missing). */
 export async function findGitRoot(dir: string): Promise<string | null> {
+  const { execa } = await loadExeca();
   const r = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir, reject: false });
   return r.exitCode === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
@@ -33,6 +35,7 @@ export interface ExportedRevision {
  * read or touched. The caller must call cleanup().
  */
 export async function exportRevision(repo: string, rev: string): Promise<ExportedRevision> {
+  const { execa } = await loadExeca();
   const parsed = await execa('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: repo, reject: false });
   if (parsed.exitCode !== 0 || !parsed.stdout.trim()) {
     throw new ConfigError('REV_NOT_FOUND', `git revision "${rev}" not found in ${repo}`, 'Pass a branch, tag or commit that exists in this repository.');

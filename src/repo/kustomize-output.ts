@@ -1,7 +1,8 @@
 // Reads what kustomize prints: splits the output into objects, reads each one's identity (apiVersion, kind,
 // metadata) with a line scanner, and parses whole objects only on demand. Also cleans kustomize's error text.
 import path from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from './lazy.js';
+import type { ParseMemo } from './parse-memo.js';
 
 const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
 
@@ -41,7 +42,9 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
     if (origin !== undefined) {
       const p = /^path:\s*(.+)$/m.exec(origin);
       const c = /^configuredIn:\s*(.+)$/m.exec(origin);
-      if (p) file = path.resolve(builtDir, unquote(p[1]!));
+      // From a remote base (`repo:` names it): its path is inside that repository, no file of this one.
+      if (/^repo:/m.test(origin)) file = null;
+      else if (p) file = path.resolve(builtDir, unquote(p[1]!));
       else if (c) {
         file = path.resolve(builtDir, unquote(c[1]!));
         generated = true;
@@ -57,8 +60,9 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
  * reads exactly; anything it does not expect (flow collections, anchors, tags, folded plain scalars) falls back to
  * parsing those top-level blocks with the yaml library.
  */
-export function scanHeader(text: string): Header {
-  return fastHeader(text) ?? slowHeader(text);
+export function scanHeader(text: string, memo?: ParseMemo): Header {
+  // With a memo, a header the scanner cannot read does not load the yaml library again on the next load.
+  return fastHeader(text) ?? (memo ? memo.get('header', text, () => slowHeader(text)) : slowHeader(text));
 }
 
 const SIMPLE_KEY = /^([A-Za-z0-9_.\/-]+|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'):(?: (.*))?$/;
@@ -188,7 +192,7 @@ export function slowHeader(text: string): Header {
   }
   let h: Loose = {};
   try {
-    h = (parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
+    h = (yaml().parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
   } catch {
     h = {};
   }
@@ -209,11 +213,15 @@ export function slowHeader(text: string): Header {
   };
 }
 
-/** The whole object, without kustomize's origin annotation. */
-export function materialize(text: string): Record<string, unknown> {
+/** The whole object, without kustomize's origin annotation; parsed once per text when a memo is given. */
+export function materialize(text: string, memo?: ParseMemo): Record<string, unknown> {
+  return memo ? memo.get('object', text, () => parseObject(text)) : parseObject(text);
+}
+
+function parseObject(text: string): Record<string, unknown> {
   let raw: unknown;
   try {
-    raw = parse(text, { uniqueKeys: false, maxAliasCount: -1 });
+    raw = yaml().parse(text, { uniqueKeys: false, maxAliasCount: -1 });
   } catch {
     raw = {};
   }

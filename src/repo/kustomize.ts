@@ -8,7 +8,7 @@
 // Debugging: `standup --verbose` prints each kustomize run (time, exit, output size, stderr) to stderr.
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
 import { cleanError, parseBuilt, scanHeader, type BuiltObject } from './kustomize-output.js';
@@ -47,7 +47,11 @@ export function findKustomize(envPath?: string): Kustomize {
   );
 }
 
-export type BuildOutcome = { ok: true; objects: BuiltObject[] } | { ok: false; error: string };
+/**
+ * `reported`: kustomize ran and reported the error itself (exit 1 with a message): the same inputs fail the same
+ * way. A crash, a signal or a missing binary is not, and is never cached.
+ */
+export type BuildOutcome = { ok: true; objects: BuiltObject[] } | { ok: false; error: string; reported?: boolean };
 
 export interface PreparedRequest {
   /** Request number; its overlay lives in `<work>/r<n>`. */
@@ -170,8 +174,10 @@ export class Builder {
         if (!by.has(n)) unattributed = true;
         const m = marker(n);
         if (o.header.kind === 'ConfigMap' && o.header.name === `${m}${MARKER_CONFIGMAP}`) continue;
-        // Remove the marker from the name.
-        const text = o.text.split(m).join('');
+        // Remove the marker from the name, and every other request's: kustomize's name references, resolved across
+        // the whole batch, can point a reference that finds nothing in its own request (a RoleBinding's roleRef) at
+        // another request's renamed object. Its solo build leaves that reference as written, and so does this.
+        const text = o.text.replace(MARKERS, '');
         by.get(n)?.push({ ...o, text, header: text === o.text ? o.header : scanHeader(text) });
       }
       if (unattributed) {
@@ -206,22 +212,46 @@ export class Builder {
     const [bin, ...pre] = this.o.kustomize.command;
     this.spawned++;
     const t0 = performance.now();
-    const r = await execa(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], {
-      reject: false,
-      maxBuffer: 1024 * 1024 * 1024,
-      stripFinalNewline: false,
-      env: { KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') },
-    });
-    debug(() => `kustomize build ${path.basename(dir)}: ${(performance.now() - t0).toFixed(0)} ms, exit ${r.exitCode}, ${String(r.stdout).length} bytes` +
-      (r.exitCode !== 0 ? `\n${String(r.stderr).slice(0, 1500)}` : ''));
-    if (r.exitCode !== 0 || r.failed) {
-      return { ok: false, error: cleanError(String(r.stderr || r.message)) };
+    const r = await run(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], { ...process.env, KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') });
+    debug(() => `kustomize build ${path.basename(dir)}: ${(performance.now() - t0).toFixed(0)} ms, exit ${r.exitCode}, ${r.stdout.length} bytes` +
+      (r.exitCode !== 0 ? `\n${r.stderr.slice(0, 1500)}` : ''));
+    if (r.exitCode !== 0) {
+      return { ok: false, error: cleanError(r.stderr || r.error || `${bin} exited with ${r.signal ?? r.exitCode}`), reported: r.exitCode === 1 && r.signal === null && r.stderr.trim() !== '' };
     }
-    return { ok: true, objects: parseBuilt(String(r.stdout), dir) };
+    return { ok: true, objects: parseBuilt(r.stdout, dir) };
   }
 }
 
+interface RunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Why the process did not start (ENOENT), if it did not. */
+  error: string | null;
+}
+
+/**
+ * Runs a command to completion with its output collected (node:child_process directly: execa costs ~100 ms to
+ * import, more than a small kustomize build, and a warm load starts at most a few).
+ */
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let error: string | null = null;
+    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => (error = e.message));
+    child.on('close', (code, signal) =>
+      resolve({ exitCode: error !== null && code === null ? -1 : code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), error }),
+    );
+  });
+}
+
 const marker = (n: number) => `zsq${n}x-`;
+const MARKERS = /zsq\d+x-/g;
 const MARKER_CONFIGMAP = 'standup-batch-marker';
 
 /**

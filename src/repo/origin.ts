@@ -2,6 +2,7 @@
 // This index reads each such file once with a light line scanner and maps (kind, name as written) to the line of
 // `metadata.name` (or the document start). Best effort: null when the name was generated or templated.
 import { readFileSync } from 'node:fs';
+import type { ParseMemo } from './parse-memo.js';
 
 export interface DocInfo {
   kind: string | null;
@@ -15,8 +16,12 @@ export interface DocInfo {
 }
 
 export interface FileIndex {
-  lines: string[];
+  /** The file's lines, split when first asked for (findLine). */
+  readonly lines: string[];
   docs: DocInfo[];
+  /** Documents by `kind\u0000name` and by kind, in file order: one lookup per object, not a scan of the file. */
+  byKindName: Map<string, DocInfo>;
+  byKind: Map<string, DocInfo[]>;
 }
 
 const scalar = (s: string): string =>
@@ -27,8 +32,31 @@ const scalar = (s: string): string =>
     .replace(/^(['"])(.*)\1$/, '$2');
 
 /** Splits a YAML file into documents and finds each one's kind and metadata.name lines. */
-export function indexText(text: string): FileIndex {
-  const lines = text.split(/\r?\n/);
+export function indexText(text: string, memo?: ParseMemo): FileIndex {
+  // The scan is per text: a warm load reads the documents from the memo and splits lines only when asked.
+  const docs = memo ? memo.get('origin-docs', text, () => scanDocs(text.split(/\r?\n/))) : scanDocs(text.split(/\r?\n/));
+  let lines: string[] | undefined;
+  const byKindName = new Map<string, DocInfo>();
+  const byKind = new Map<string, DocInfo[]>();
+  for (const d of docs) {
+    if (d.kind === null) continue;
+    const k = `${d.kind}\u0000${d.name}`;
+    if (d.name !== null && !byKindName.has(k)) byKindName.set(k, d);
+    const list = byKind.get(d.kind);
+    if (list) list.push(d);
+    else byKind.set(d.kind, [d]);
+  }
+  return {
+    get lines() {
+      return (lines ??= text.split(/\r?\n/));
+    },
+    docs,
+    byKindName,
+    byKind,
+  };
+}
+
+function scanDocs(lines: string[]): DocInfo[] {
   const docs: DocInfo[] = [];
   let cur: DocInfo | null = null;
   let inMeta = false;
@@ -68,17 +96,19 @@ export function indexText(text: string): FileIndex {
     }
   }
   close(lines.length);
-  return { lines, docs };
+  return docs;
 }
 
 export class OriginIndex {
   private cache = new Map<string, FileIndex | null>();
 
+  constructor(private readonly memo?: ParseMemo) {}
+
   file(abs: string): FileIndex | null {
     let f = this.cache.get(abs);
     if (f === undefined) {
       try {
-        f = indexText(readFileSync(abs, 'utf8'));
+        f = indexText(readFileSync(abs, 'utf8'), this.memo);
       } catch {
         f = null;
       }
@@ -91,9 +121,9 @@ export class OriginIndex {
   doc(abs: string, kind: string, name: string): DocInfo | null {
     const f = this.file(abs);
     if (!f) return null;
-    const exact = f.docs.find((d) => d.kind === kind && d.name === name);
+    const exact = f.byKindName.get(`${kind}\u0000${name}`);
     if (exact) return exact;
-    const ofKind = f.docs.filter((d) => d.kind === kind);
+    const ofKind = f.byKind.get(kind) ?? [];
     if (ofKind.length === 1) return ofKind[0]!;
     // kustomize prefixes and suffixes names; match on the name as written inside the built one.
     const inside = ofKind.filter((d) => d.name && name.includes(d.name));

@@ -4,7 +4,6 @@
 // nothing is ever written into the user's tree.
 import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'yaml';
 
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
@@ -24,12 +23,15 @@ export function hasKustomizationFile(dir: string): boolean {
   return KUSTOMIZATION_FILES.some((f) => existsSync(path.join(dir, f)));
 }
 
+/** A file source-controller leaves out of the artifact (sourceignore.ts), by absolute path. */
+export type Ignored = (abs: string) => boolean;
+
 /**
  * Flux's generator: walk `dir` recursively (lexical order, dotfiles included); a subdirectory with a kustomization
  * file is one resource and is not descended; every *.yaml / *.yml file is a resource; other files and symlinks are
- * ignored.
+ * ignored, and so is a file the source artifact does not hold (`ignored`).
  */
-export function generatedResources(dir: string): string[] {
+export function generatedResources(dir: string, ignored: Ignored = () => false): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     let names: string[];
@@ -50,7 +52,7 @@ export function generatedResources(dir: string): string[] {
       if (st.isDirectory()) {
         if (hasKustomizationFile(p)) out.push(p);
         else walk(p);
-      } else if (st.isFile() && (n.endsWith('.yaml') || n.endsWith('.yml'))) {
+      } else if (st.isFile() && (n.endsWith('.yaml') || n.endsWith('.yml')) && !ignored(p)) {
         out.push(p);
       }
     }
@@ -65,14 +67,25 @@ export interface OverlayFiles {
   generated: boolean;
   /** The files the generated kustomization lists (absolute), for YAML diagnostics. */
   files: string[];
+  /**
+   * The overlay as written, with every path relative to `keyRoot` instead of to the overlay's temp directory: what
+   * the render cache keys it by (the same overlay in another run's temp directory is the same build).
+   */
+  keyText: string;
 }
 
 /** Writes `<overlayDir>/kustomization.yaml` building `dir` (absolute) the way kustomize-controller does. */
-export function writeOverlay(overlayDir: string, dir: string, overlay: FluxOverlay): OverlayFiles {
+export function writeOverlay(overlayDir: string, dir: string, overlay: FluxOverlay, keyRoot: string = overlayDir, ignored?: Ignored): OverlayFiles {
   mkdirSync(overlayDir, { recursive: true });
-  const rel = (p: string) => path.relative(overlayDir, p) || '.';
   const generated = !hasKustomizationFile(dir);
-  const files = generated ? generatedResources(dir) : [];
+  const files = generated ? generatedResources(dir, ignored) : [];
+  // JSON is YAML that every parser reads alike (each string quoted, so no `on` or `no` turns boolean), and cheap.
+  const text = (base: string) => JSON.stringify(overlayKustomization(dir, overlay, generated, files, (p) => path.relative(base, p) || '.'), null, 1) + '\n';
+  writeFileSync(path.join(overlayDir, 'kustomization.yaml'), text(overlayDir));
+  return { overlayDir, generated, files, keyText: text(keyRoot) };
+}
+
+function overlayKustomization(dir: string, overlay: FluxOverlay, generated: boolean, files: string[], rel: (p: string) => string): Record<string, unknown> {
   const k: Record<string, unknown> = {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
@@ -89,6 +102,5 @@ export function writeOverlay(overlayDir: string, dir: string, overlay: FluxOverl
   const annotations = overlay.commonMetadata?.annotations;
   if (labels && Object.keys(labels).length) k.labels = [{ pairs: labels, includeSelectors: false }];
   if (annotations && Object.keys(annotations).length) k.commonAnnotations = annotations;
-  writeFileSync(path.join(overlayDir, 'kustomization.yaml'), stringify(k, { version: '1.1' }));
-  return { overlayDir, generated, files };
+  return k;
 }

@@ -2,6 +2,7 @@
 // ConfigMaps and Secrets found in the repository, and the strict substitution of every object's YAML text, as
 // kustomize-controller runs envsubst over each resource. SOPS-encrypted Secrets are never decrypted: their variables
 // are unknown (a warning), not undefined (an error).
+import type { ParseMemo } from './parse-memo.js';
 import type { FluxKustomization, Origin } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { objectId } from '../model/ref.js';
@@ -61,13 +62,14 @@ export function substituteObjects(
   { vars, unknownFrom }: PostBuildVars,
   ks: FluxKustomization,
   originOf: (b: BuiltObject) => Origin,
+  memo?: ParseMemo,
 ): { items: BuiltObject[]; problems: Omit<Problem, 'cluster'>[] } {
   const problems: Omit<Problem, 'cluster'>[] = [];
   const unknownVars = new Set<string>();
   const out = items.map((b) => {
     if (optedOut(b.header) || !b.text.includes('${')) return b;
     const r = substituteText(b.text, vars);
-    const header = r.text === b.text ? b.header : scanHeader(r.text);
+    const header = r.text === b.text ? b.header : scanHeader(r.text, memo);
     const id = objectId(header.kind, header.namespace, header.name);
     for (const i of r.issues) {
       if (i.kind === 'unknown') {

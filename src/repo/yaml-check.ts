@@ -1,7 +1,8 @@
 // Locates malformed YAML (file:line:col) behind a failed build: kustomize's own message rarely gives a line.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { yaml } from './lazy.js';
+import type { ParseMemo } from './parse-memo.js';
 
 export interface YamlError {
   /** Absolute path. */
@@ -11,17 +12,25 @@ export interface YamlError {
   message: string;
 }
 
-/** Parse errors of one file (YAML 1.2, duplicate keys and anchors allowed as kustomize allows them). */
-export function yamlErrors(file: string): YamlError[] {
+/**
+ * Parse errors of one file (YAML 1.2, duplicate keys and anchors allowed as kustomize allows them). With a memo, by
+ * the text: a build that keeps failing (warm from the render cache) does not load the YAML parser to say so again.
+ */
+export function yamlErrors(file: string, memo?: ParseMemo): YamlError[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
-  const lc = new LineCounter();
+  if (!memo) return parseErrors(file, text);
+  return memo.get('yaml errors', text, () => parseErrors('', text).map(({ file: _, ...e }) => e)).map((e) => ({ file, ...e }));
+}
+
+function parseErrors(file: string, text: string): YamlError[] {
+  const lc = new (yaml().LineCounter)();
   const out: YamlError[] = [];
-  for (const doc of parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {
+  for (const doc of yaml().parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false })) {
     for (const e of doc.errors) {
       const { line, col } = lc.linePos(e.pos[0]);
       out.push({ file, line, col, message: `${e.code}: ${e.message.split('\n')[0]}` });

@@ -1,3 +1,4 @@
+import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem, Severity } from '../model/problem.js';
 import { distinct, foldProblems, listSome, type Fold } from './problems-fold.js';
 import { plainStyle, type Style } from './style.js';
@@ -12,6 +13,35 @@ export interface CheckSummary {
   hidden?: number;
   /** Every folded item listed, every message in full. */
   verbose?: boolean;
+  /** How many Kustomizations were evaluated, and why the others could not be (coverageOf). */
+  coverage?: Coverage;
+}
+
+/** How many Kustomizations a load evaluated (rendered what they apply), and why the others could not be. */
+export interface Coverage {
+  total: number;
+  evaluated: number;
+  /** Problem code (external-source, path-missing, build-failed) -> Kustomizations not evaluated for it. */
+  notEvaluated: Record<string, number>;
+}
+
+export function coverageOf(clusters: readonly ClusterModel[]): Coverage {
+  const c: Coverage = { total: 0, evaluated: 0, notEvaluated: {} };
+  for (const k of clusters.flatMap((x) => x.kustomizations)) {
+    c.total++;
+    if (isExpanded(k)) c.evaluated++;
+    else c.notEvaluated[k.expansion!] = (c.notEvaluated[k.expansion!] ?? 0) + 1;
+  }
+  return c;
+}
+
+function coverageLine(c: Coverage): string {
+  const not = c.total - c.evaluated;
+  const why = Object.entries(c.notEvaluated)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([code, n]) => `${n} ${code}`)
+    .join(', ');
+  return `evaluated ${c.evaluated} of ${c.total} Kustomization(s)${not ? `; ${not} could not be (${why})` : ''}`;
 }
 
 /**
@@ -23,6 +53,7 @@ export function renderProblemsText(problems: Problem[], clusterCount: number, st
   const out: string[] = [summaryLine(problems, clusterCount, style, summary)];
   const byCode = countsByCode(problems);
   if (byCode) out.push(`  ${byCode}`);
+  if (summary.coverage) out.push(`  ${coverageLine(summary.coverage)}`);
   if (summary.bootstrap?.length) {
     // One group per install by default (verbose and -o json have them all): the line must stay short.
     const groups = (g: string[]) => (verbose ? g.join(', ') : g[0]!);

@@ -1,4 +1,4 @@
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 
 /** A one-line progress indicator for work the live view does not draw (loading the repository in plan, check, diff). */
 export interface Progress {
@@ -25,9 +25,14 @@ export function progressLine(stream: NodeJS.WriteStream, o: ProgressOptions): Pr
   let spinner: Ora | null = null;
   let done = 0;
   let total = 0;
+  let stopped = false;
+  // ora is imported only once the line is due (~75 ms to import, which a quick or warm run never needs).
   const timer = setTimeout(() => {
-    // discardStdin: false, or ora would take over stdin (and a Ctrl-C while loading would go unseen).
-    spinner = ora({ stream, text: o.label(done, total), discardStdin: false, isEnabled: true, color: 'cyan' }).start();
+    void import('ora').then(({ default: ora }) => {
+      if (stopped) return;
+      // discardStdin: false, or ora would take over stdin (and a Ctrl-C while loading would go unseen).
+      spinner = ora({ stream, text: o.label(done, total), discardStdin: false, isEnabled: true, color: 'cyan' }).start();
+    });
   }, o.delayMs ?? 400);
   return {
     update(d, t) {
@@ -36,6 +41,7 @@ export function progressLine(stream: NodeJS.WriteStream, o: ProgressOptions): Pr
       if (spinner) spinner.text = o.label(d, t);
     },
     stop() {
+      stopped = true;
       clearTimeout(timer);
       spinner?.stop();
       spinner = null;

@@ -39,7 +39,7 @@ describe('standup completion bash', () => {
     ['standup completion ', ['bash', 'fish', 'zsh']],
     ['standup plan --cluster ', ['dev', 'prod']],
     ['standup --cluster dev status -o ', ['json', 'text', 'wide', 'yaml']],
-    ['standup version --', ['--client', '--cluster', '--context', '--help', '--kubeconfig', '--output', '--path', '--repo', '--request-timeout', '--verbose']],
+    ['standup version --', ['--client', '--cluster', '--context', '--help', '--kubeconfig', '--no-cache', '--output', '--path', '--repo', '--request-timeout', '--source', '--verbose']],
   ])('%j', async (line, expected) => {
     expect(await complete(line)).toEqual(expected);
   });

@@ -22,8 +22,9 @@ describe('plan and graph on the bundled example', () => {
     expect(dev.kustomizations.find((k) => k.key === 'flux-system/apps-vms')).toEqual({
       key: 'flux-system/apps-vms', path: './apps/vms', dependsOn: ['flux-system/platform-config', 'flux-system/platform-config-cdi'],
       parent: 'flux-system/flux-system', level: 4, file: 'examples/homelab/clusters/base/apps-vms.yaml',
-      source: 'GitRepository/flux-system/flux-system',
+      source: 'GitRepository/flux-system/flux-system', expanded: true, implicitDependsOn: [],
     });
+    expect(dev.kustomizations.every((k) => k.expanded === true)).toBe(true);
   });
 
   it.each([['text'], ['mermaid'], ['dot']])('graph -o %s', async (format) => {

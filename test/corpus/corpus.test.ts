@@ -1,11 +1,12 @@
 // Every corpus repository and each of its cluster entry points (../shared/corpus/INDEX.md) loads without a crash;
 // every Kustomization matches a Flux Kustomization document of the static inventory; every problem is real.
 // Counts are the INDEX's "n" per entry unless a comment says why the real build gives another number.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterModel } from '../../src/model/flux.js';
-import { loadRepository, type LoadedRepository } from '../../src/repo/load.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isExpanded, type ClusterModel, type FluxKustomization } from '../../src/model/flux.js';
+import { lastLoadStats, loadRepository, type LoadedRepository } from '../../src/repo/load.js';
 import { planCluster } from '../../src/plan/plan.js';
 import { dependsOnMismatches, notInInventory, repoDir, resolvedEdges, summary, unrealBuildFailure } from './corpus.js';
 
@@ -58,7 +59,8 @@ const cases: Case[] = [
       utility: ['kubernetes/clusters/utility', 59, 13],
     },
     // sabnzbd, sonarr, webhook (main) and acars (utility): generator inputs (.sh, .py) not in the corpus.
-    problems: { 'main:build-failed': 3, 'utility:build-failed': 1 },
+    // games/fenrir-crds reads GitRepository fenrir (github.com/shrinedogg/fenrir): another repository, not expanded.
+    problems: { 'main:build-failed': 3, 'utility:build-failed': 1, 'main:external-source': 1 },
     more: (_r, c) => {
       // The parent's kustomize replacements set spec.targetNamespace on every child, and the child is keyed in the
       // namespace of its folder's kustomization.yaml.
@@ -86,7 +88,8 @@ const cases: Case[] = [
     // apps (kopia's repository.config) and core (rook's backup.sh) lack generator inputs the corpus left out, and
     // crds lists CRDs by https URL, which needs the network. Flux would stop at the same three builds.
     clusters: { flux: ['cluster/flux', 7, 4] },
-    problems: { 'flux:build-failed': 3 },
+    // flux-installation reads GitRepository flux-installation (github.com/fluxcd/flux2): not expanded.
+    problems: { 'flux:build-failed': 3, 'flux:external-source': 1 },
     more: (_r, c) => {
       // The self-applying root (flux-cluster reconciles cluster/flux, which holds itself) is one node, rendered once.
       const ks = c('flux').kustomizations;
@@ -164,7 +167,9 @@ const cases: Case[] = [
       production: ['clusters/production', 5, 2],
       staging: ['clusters/staging', 5, 2],
     },
-    problems: {},
+    // kyverno-controller reads an OCIRepository; the dev-team tenant a GitRepository whose URL cannot be compared
+    // with this repository's (the bootstrap placeholder declares no root GitRepository): both not expanded.
+    problems: { 'production:external-source': 2, 'staging:external-source': 2 },
     more: (_r, c) => {
       // The tenant's GitRepository is another repository URL; kyverno-controller reads an OCIRepository.
       expect(c('staging').externalSources.map((e) => e.ref.kind).sort()).toEqual(['GitRepository', 'OCIRepository']);
@@ -201,7 +206,9 @@ const cases: Case[] = [
       'prod-us': ['clusters/prod-us', 8, 4],
       staging: ['clusters/staging', 10, 4],
     },
-    problems: {},
+    // The tenants read d1-infra and d1-apps, other repositories: 6 Kustomizations not expanded in each prod cluster,
+    // 8 in staging (flux-infra-update-policies and apps-update/flux-apps too).
+    problems: { 'prod-eu:external-source': 6, 'prod-us:external-source': 6, 'staging:external-source': 8 },
     more: (_r, c) => {
       // ${ENVIRONMENT} in child paths is filled by the parent's postBuild from ConfigMap flux-runtime-info.
       const mc = c('staging').kustomizations.find((k) => k.name === 'monitoring-controllers')!;
@@ -236,9 +243,23 @@ for (const tc of cases) {
       if (!c) throw new Error(`no cluster ${name}; have ${r.clusters.map((x) => x.name).join(', ')}`);
       return c;
     };
+    let g: LoadedRepository;
+    // r fills a fresh render cache (a cold load that writes it); g reads none.
+    const cache = mkdtempSync(path.join(tmpdir(), 'standup-corpus-cache-'));
     beforeAll(async () => {
-      r = await loadRepository({ repo: repoDir(tc.dir) });
+      r = await loadRepository({ repo: repoDir(tc.dir), cache });
+      g = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph' });
     });
+    afterAll(() => rmSync(cache, { recursive: true, force: true }));
+    const exclude = () => new Set(r.config.exclude);
+    // What plan and graph print: the plan (JSON contract), the levels, and the graph's nodes and edges; expansion
+    // aside, which the graph load leaves at 'deferred' for leaves it did not build.
+    const plans = (x: LoadedRepository) =>
+      x.clusters.map((c) => {
+        const p = planCluster(c, exclude());
+        const kustomizations = c.kustomizations.map((k): FluxKustomization => ({ ...k, expansion: undefined }));
+        return { plan: p.plan, levels: p.levels, nodes: [...p.graph.nodes.keys()], deps: [...p.graph.deps], children: [...p.graph.children], missing: p.graph.missing, kustomizations };
+      });
 
     it('loads every cluster entry point with the expected Kustomizations and edges', () => {
       const got = Object.fromEntries(r.clusters.map((c) => [c.name, [c.entry, c.kustomizations.length, resolvedEdges(c)]]));
@@ -269,16 +290,16 @@ for (const tc of cases) {
       await tc.more?.(r, cluster);
     });
 
-    it("derives the same plan with scope 'graph' (plan, graph), which leaves leaf tiers unbuilt", async () => {
-      const g = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph' });
-      const exclude = new Set(r.config.exclude);
-      // What plan and graph print: the plan (JSON contract), the levels, and the graph's nodes and edges.
-      const plans = (x: LoadedRepository) =>
-        x.clusters.map((c) => {
-          const p = planCluster(c, exclude);
-          return { plan: p.plan, levels: p.levels, nodes: [...p.graph.nodes.keys()], deps: [...p.graph.deps], children: [...p.graph.children], missing: p.graph.missing, kustomizations: c.kustomizations };
-        });
+    it("derives the same plan with scope 'graph' (plan, graph), which leaves leaf tiers unbuilt", () => {
       expect(plans(g)).toEqual(plans(r));
+      // A leaf the graph load deferred is built by the full one (where its build may fail); the rest is the same.
+      for (const c of g.clusters) {
+        const full = new Map(cluster(c.name).kustomizations.map((k) => [k.key, k.expansion]));
+        for (const k of c.kustomizations) {
+          if (k.expansion === 'deferred') expect(['built', 'build-failed'], k.key).toContain(full.get(k.key));
+          else expect(k.expansion, k.key).toBe(full.get(k.key));
+        }
+      }
       for (const c of r.clusters) expect(c.objectsComplete).toBe(true);
       // The graph load never sees more objects than the full one: what it skipped is missing, nothing is invented.
       for (const c of g.clusters) {
@@ -286,6 +307,40 @@ for (const tc of cases) {
         expect(c.objects.length).toBeLessThanOrEqual(full.objects.length);
         if (c.objectsComplete) expect(c.objects.length, `${c.name}: nothing deferred, so every object`).toBe(full.objects.length);
       }
+    });
+
+    it('every Kustomization is expanded, or a problem on it says why (external-source, path-missing, build-failed)', () => {
+      for (const c of r.clusters) {
+        for (const k of c.kustomizations.filter((x) => !isExpanded(x))) {
+          const why = r.problems.filter((p) => p.cluster === c.name && p.code === k.expansion && (p.object === `Kustomization/${k.key}` || p.message.includes(k.key)));
+          expect(why.length, `${c.name}: ${k.key} (${k.expansion})`).toBeGreaterThan(0);
+        }
+      }
+    });
+
+    it('--path ENTRY reads every entry as discovery does: the same Kustomizations, edges and expansion', async () => {
+      for (const c of g.clusters) {
+        const one = await loadRepository({ repo: repoDir(tc.dir), path: c.entry, scope: 'graph' });
+        expect(one.clusters.map((x) => x.name)).toEqual([c.name]);
+        expect(one.notices).toEqual([]);
+        expect(plans(one)).toEqual(plans({ ...g, clusters: [c] }));
+        expect(one.clusters[0]!.kustomizations.map((k) => [k.key, k.expansion])).toEqual(c.kustomizations.map((k) => [k.key, k.expansion]));
+      }
+    });
+
+    it('warm (from the render cache) equals cold, in full and for the graph alone', async () => {
+      const snapshot = (x: LoadedRepository) => ({
+        clusters: x.clusters.map((c) => ({ ...c, objects: c.objects.map((o) => ({ ...o, raw: o.raw })) })),
+        problems: x.problems,
+        notices: x.notices,
+      });
+      const warm = await loadRepository({ repo: repoDir(tc.dir), cache });
+      // Only the builds the cache cannot key (a remote base or file, an ExternalArtifact's tree) run kustomize again.
+      expect(lastLoadStats.spawned).toBeLessThanOrEqual(lastLoadStats.uncached);
+      expect(lastLoadStats.cacheHits).toBeGreaterThan(0);
+      expect(snapshot(warm)).toEqual(snapshot(r));
+      const warmGraph = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph', cache });
+      expect(snapshot(warmGraph)).toEqual(snapshot(g));
     });
 
     it('gives every object an origin inside the repository', () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverClusters, normalizeRepoPath } from '../../src/repo/discover.js';
-import { loadRepository } from '../../src/repo/load.js';
+import { normalizeRepoPath } from '../../src/repo/discover.js';
+import { discoverRepository, loadRepository } from '../../src/repo/load.js';
 import { cleanupRepos, cm, ks, makeRepo } from './helpers.js';
 
 afterAll(cleanupRepos);
@@ -27,7 +27,7 @@ spec:
 `;
 
 describe('cluster discovery without tiers.yaml', () => {
-  it('finds gotk-sync roots, a FluxInstance, a flux-instance HelmRelease and bootstrap placeholders', () => {
+  it('finds gotk-sync roots, a FluxInstance, a flux-instance HelmRelease and bootstrap placeholders', async () => {
     const root = makeRepo({
       'clusters/dev/flux-system/gotk-sync.yaml': gotkSync('./clusters/dev'),
       'clusters/dev/a.yaml': cm('a'),
@@ -40,7 +40,7 @@ describe('cluster discovery without tiers.yaml', () => {
       'hub/flux-system/gotk-sync.yaml': '# placeholder: flux bootstrap writes this\n',
       'hub/x.yaml': cm('x'),
     });
-    expect(discoverClusters(root).map((e) => [e.name, e.entry, e.foundIn])).toEqual([
+    expect((await discoverRepository(root)).entries.map((e) => [e.name, e.entry, e.foundIn])).toEqual([
       ['dev', 'clusters/dev', 'clusters/dev/flux-system/gotk-sync.yaml'],
       ['prod', 'fleet/prod', 'fleet/prod/flux-system/instance.yaml'],
       ['hub', 'hub', 'hub/flux-system/gotk-sync.yaml'],
@@ -48,12 +48,12 @@ describe('cluster discovery without tiers.yaml', () => {
     ]);
   });
 
-  it('deduplicates names with the parent directory', () => {
+  it('deduplicates names with the parent directory', async () => {
     const root = makeRepo({
       'a/cluster/flux-system/gotk-sync.yaml': gotkSync('./a/cluster'),
       'b/cluster/flux-system/gotk-sync.yaml': gotkSync('./b/cluster'),
     });
-    expect(discoverClusters(root).map((e) => e.name)).toEqual(['a-cluster', 'b-cluster']);
+    expect((await discoverRepository(root)).entries.map((e) => e.name)).toEqual(['a-cluster', 'b-cluster']);
   });
 
   it('--path loads one entry directory, named after it', async () => {

@@ -66,7 +66,8 @@ describe('Kustomizations reading an ExternalArtifact made from this repository',
       'clusters/dev/gen.yaml': generator('        - from: "@other/**"\n          to: "@artifact/"\n', '    - alias: other\n      kind: OCIRepository\n      name: charts\n'),
       'clusters/dev/controllers.yaml': reader('./controllers'),
     });
-    expect(r.problems).toEqual([]);
+    expect(r.problems.map((p) => [p.code, p.severity, p.object])).toEqual([['external-source', 'info', 'Kustomization/flux-system/controllers']]);
+    expect(r.problems[0]!.message).toContain('ExternalArtifact flux-system/infra is made by ArtifactGenerator flux-system/gen from a source that is not this repository');
     expect(r.clusters[0]!.externalSources.map((e) => [e.ref.kind, e.ref.name, e.usedBy])).toEqual([['ExternalArtifact', 'infra', ['flux-system/controllers']]]);
   });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FluxScan } from '../../src/repo/flux-scan.js';
+import { FluxScan, type ScanQuestion } from '../../src/repo/flux-scan.js';
+import { HELM_DEPENDS_ON, helmReleaseNamed, objectNamed } from '../../src/repo/helm-scan.js';
 import { KustomizationFiles } from '../../src/repo/kustomization-file.js';
 import { lastLoadStats, loadRepository } from '../../src/repo/load.js';
 import { cleanupRepos, cm, devTiers, ks, makeRepo } from './helpers.js';
@@ -71,6 +72,50 @@ describe('FluxScan: can a build yield a Flux Kustomization?', () => {
   });
 });
 
+describe('scan questions (helm-scan.ts): which deferred leaves plan builds after all', () => {
+  const ask = (q: ScanQuestion, files: Record<string, string>, dir = 'app', components: string[] = []) =>
+    new FluxScan(new KustomizationFiles(), () => false, q).may(path.join(makeRepo(files), dir), components);
+  const hr = (name: string, extra = '') => `apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: ${name}\nspec:\n${extra}  interval: 1h\n`;
+
+  it('HelmRelease dependsOn: a block or flow list with an item, or a patch that adds one; never `dependsOn: []`', () => {
+    expect(ask(HELM_DEPENDS_ON, { 'app/hr.yaml': hr('a', '  dependsOn:\n    - name: b\n') })).toBe(true);
+    expect(ask(HELM_DEPENDS_ON, { 'app/hr.yaml': hr('a', '  dependsOn: [{name: b}]\n') })).toBe(true);
+    expect(ask(HELM_DEPENDS_ON, { 'app/hr.yaml': hr('a', '  dependsOn: []\n') })).toBe(false);
+    expect(ask(HELM_DEPENDS_ON, { 'app/deploy.yaml': deploy('a') })).toBe(false);
+    const patched = {
+      'app/kustomization.yaml': kz('resources: [hr.yaml]\ncomponents: [../comp]\n'),
+      'app/hr.yaml': hr('a'),
+      'comp/kustomization.yaml': 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - target: {kind: HelmRelease}\n    patch: |-\n      - op: add\n        path: /spec/dependsOn/-\n        value: {name: db}\n',
+    };
+    expect(ask(HELM_DEPENDS_ON, patched)).toBe(true);
+    expect(ask(HELM_DEPENDS_ON, { ...patched, 'app/kustomization.yaml': kz('resources: [hr.yaml]\n') })).toBe(false);
+    // Flux's spec.components count as the kustomization's own.
+    expect(ask(HELM_DEPENDS_ON, { ...patched, 'app/kustomization.yaml': kz('resources: [hr.yaml]\n') }, 'app', ['../comp'])).toBe(true);
+    // Where the files cannot tell, no: plan fetches nothing for this (check builds every tier).
+    expect(ask(HELM_DEPENDS_ON, { 'app/kustomization.yaml': kz('resources: [https://github.com/x/y//hr?ref=v1]\n') })).toBe(false);
+  });
+
+  it('a HelmRelease named as depended on: plain, quoted, after an anchor, or through a variable', () => {
+    const q = helmReleaseNamed(['mosquitto']);
+    expect(ask(q, { 'app/hr.yaml': hr('&app mosquitto') })).toBe(true);
+    expect(ask(q, { 'app/hr.yaml': hr('"mosquitto"') })).toBe(true);
+    expect(ask(q, { 'app/hr.yaml': hr('${APP}') })).toBe(true);
+    expect(ask(q, { 'app/hr.yaml': hr('mosquitto-exporter') })).toBe(false);
+    expect(ask(q, { 'app/cm.yaml': cm('mosquitto') })).toBe(false);
+    // kustomize renames it: `mqtt-` + `mosquitto` may be the one depended on.
+    expect(ask(q, { 'app/kustomization.yaml': kz('namePrefix: mqtt-\nresources: [hr.yaml]\n'), 'app/hr.yaml': hr('other') })).toBe(true);
+    expect(ask(q, { 'app/kustomization.yaml': kz('resources: [hr.yaml]\n'), 'app/hr.yaml': hr('other') })).toBe(false);
+  });
+
+  it('a substituteFrom source: a ConfigMap or Secret of that name, any generator, and yes where it cannot tell', () => {
+    const q = objectNamed(['cluster-vars']);
+    expect(ask(q, { 'app/cm.yaml': cm('cluster-vars') })).toBe(true);
+    expect(ask(q, { 'app/cm.yaml': cm('other') })).toBe(false);
+    expect(ask(q, { 'app/kustomization.yaml': kz('configMapGenerator:\n  - name: x\n    literals: [a=b]\n') })).toBe(true);
+    expect(ask(q, { 'app/kustomization.yaml': kz('resources: [https://github.com/x/y//vars?ref=v1]\n') })).toBe(true);
+  });
+});
+
 describe("loading with scope 'graph' (plan, graph)", () => {
   const repo = () =>
     makeRepo({
@@ -95,13 +140,17 @@ describe("loading with scope 'graph' (plan, graph)", () => {
     const child = (r: typeof full) => r.clusters[0]!.kustomizations.find((k) => k.name === 'child')!;
     expect(child(graph).path).toBe('./apps-staging');
     expect(child(graph).dependsOn.map((d) => d.key)).toEqual(['flux-system/web-staging']);
-    expect(child(graph)).toEqual(child(full));
+    // The same node, except that the graph load never built it (a leaf nobody needed).
+    expect(child(graph).expansion).toBe('deferred');
+    expect(child(full).expansion).toBe('built');
+    expect({ ...child(graph), expansion: null }).toEqual({ ...child(full), expansion: null });
     expect(graph.clusters[0]!.kustomizations.map((k) => k.key)).toEqual(full.clusters[0]!.kustomizations.map((k) => k.key));
-    // vars/ and web/ were deferred when apps needed cluster-vars, so both were built then; apps-staging/, deferred
-    // after that, never was.
-    expect(graphBuilds).toBe(fullBuilds - 1);
+    // vars/ and web/ were deferred when apps needed cluster-vars: vars/ (whose files name a ConfigMap cluster-vars)
+    // was built then, web/ (no such ConfigMap) never was, nor was apps-staging/, deferred after that.
+    expect(graphBuilds).toBe(fullBuilds - 2);
     expect(graph.clusters[0]!.objects.some((o) => o.name === 'cluster-vars')).toBe(true);
-    expect(graph.clusters[0]!.objects.filter((o) => o.kind === 'Deployment').map((o) => o.name)).toEqual(['web']);
+    expect(graph.clusters[0]!.objects.filter((o) => o.kind === 'Deployment').map((o) => o.name)).toEqual([]);
+    expect(Object.fromEntries(graph.clusters[0]!.kustomizations.map((k) => [k.name, k.expansion]))).toMatchObject({ vars: 'built', web: 'deferred' });
     expect(graph.clusters[0]!.objectsComplete).toBe(false);
     expect(full.clusters[0]!.objectsComplete).toBe(true);
   });

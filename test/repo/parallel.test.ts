@@ -108,3 +108,27 @@ describe('--rev: reading a git revision, not the working tree', () => {
     await expect(loadRepository({ repo: root, rev: 'no-such-rev' })).rejects.toMatchObject({ code: 'REV_NOT_FOUND' });
   });
 });
+
+describe('batched builds give what solo builds give', () => {
+  it("a name reference is resolved within its own tier, never to another tier's object", async () => {
+    const rbac =
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n---\n' +
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: read\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: reader\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: default\n';
+    // The same folder twice (two Kustomizations, two overlays), and a third tier that only refers to the role.
+    const root = makeRepo({
+      'tiers.yaml': devTiers,
+      'clusters/dev/a.yaml': ks('a', { path: './rbac' }),
+      'clusters/dev/b.yaml': ks('b', { path: './rbac', targetNamespace: 'other' }),
+      'clusters/dev/c.yaml': ks('c', { path: './bindings' }),
+      'rbac/kustomization.yaml': 'resources: [rbac.yaml]\n',
+      'rbac/rbac.yaml': rbac,
+      'bindings/kustomization.yaml': 'resources: [binding.yaml]\n',
+      'bindings/binding.yaml': rbac.split('---\n')[1]!.replace('name: read', 'name: read-too'),
+    });
+    // One process slot: the three tiers go into one batch.
+    const r = await loadRepository({ repo: root, concurrency: 1 });
+    expect(lastLoadStats.spawned).toBe(2);
+    const refs = r.clusters[0]!.objects.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => `${o.owner} ${o.name} -> ${(o.raw as { roleRef: { name: string } }).roleRef.name}`);
+    expect(refs.sort()).toEqual(['flux-system/a read -> reader', 'flux-system/b read -> reader', 'flux-system/c read-too -> reader']);
+  });
+});

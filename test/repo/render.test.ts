@@ -110,6 +110,22 @@ describe('rendering with Flux rules (fixture flux-rules)', () => {
       { ref: { kind: 'GitRepository', name: 'charts', namespace: 'flux-system' }, url: 'https://example.com/other/charts.git', usedBy: ['flux-system/addons'] },
     ]);
     expect(ks('flux-system/addons').repoPath).toBeNull();
+    expect(ks('flux-system/addons').expansion).toBe('external-source');
+    // Not expanded, and said so: an info (it never fails check) naming the source and why it is not this repository.
+    expect(repo.problems.filter((p) => p.code === 'external-source')).toEqual([
+      {
+        code: 'external-source',
+        severity: 'info',
+        message:
+          'Kustomization flux-system/addons is not expanded: GitRepository flux-system/charts is https://example.com/other/charts.git, ' +
+          'another repository than this one (https://example.com/fixtures/flux-rules.git). What it applies is neither in the graph nor checked.',
+        file: ks('flux-system/addons').origin.file,
+        line: ks('flux-system/addons').origin.line,
+        object: 'Kustomization/flux-system/addons',
+        cluster: 'dev',
+      },
+    ]);
+    expect(dev.kustomizations.filter((k) => k.key !== 'flux-system/addons').every((k) => k.expansion === 'built')).toBe(true);
   });
 
   it('renders the self-applying root once (its path is the entry)', () => {
@@ -126,6 +142,6 @@ describe('rendering with Flux rules (fixture flux-rules)', () => {
   });
 
   it('reports no other problem', () => {
-    expect(repo.problems.map((p) => p.code)).toEqual(['unresolved-substitution']);
+    expect(repo.problems.map((p) => p.code)).toEqual(['external-source', 'unresolved-substitution']);
   });
 });

@@ -39,12 +39,18 @@ export interface FluxOptions {
   ports: FluxPorts;
   /** kustomize-controller --requeue-dependency; upstream default 30s is slow for tests. */
   requeueDependency: string;
+  /** --concurrent of every Flux controller (benchmarks: homelab templates set 10); unset: each controller's default. */
+  concurrent?: number;
 }
 
-function controllerEnv(kubeconfig: string): NodeJS.ProcessEnv {
+function controllerEnv(kubeconfig: string, tmp: string): NodeJS.ProcessEnv {
   // KUBECONFIG, not --kubeconfig: the mains parse flags with pflag only, and
   // controller-runtime registers --kubeconfig on Go's flag set.
-  return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE };
+  // TMPDIR of the controller's own: kustomize-controller builds in os.TempDir()/kustomization-*, and at start-up it
+  // removes every kustomization-* there as a leftover of an earlier process (main.go purgeStaleTempDirs). With a
+  // shared /tmp, each testbed started on the machine deleted the live build dirs of every other running one: tiers
+  // failed with `lstat /tmp/kustomization-...: no such file or directory`.
+  return { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: FLUX_NAMESPACE, TMPDIR: tmp };
 }
 
 async function waitHealthy(proc: ManagedProcess, port: number, timeoutMs: number): Promise<void> {
@@ -65,6 +71,10 @@ export type FluxController = 'source-controller' | 'kustomize-controller' | 'hel
 const COMMON = ['--enable-leader-election=false', '--watch-all-namespaces=true', '--log-encoding=console', '--log-level=debug'];
 
 function fluxArgs(name: FluxController, o: FluxOptions): string[] {
+  return [...controllerArgs(name, o), ...(o.concurrent ? [`--concurrent=${o.concurrent}`] : [])];
+}
+
+function controllerArgs(name: FluxController, o: FluxOptions): string[] {
   if (name === 'source-controller') {
     return [
       ...COMMON,
@@ -96,9 +106,11 @@ function fluxArgs(name: FluxController, o: FluxOptions): string[] {
 /** Starts one controller and waits for its /readyz. */
 export async function startFluxController(name: FluxController, o: FluxOptions, timeoutMs = 30_000): Promise<ManagedProcess> {
   mkdirSync(path.join(o.dir, 'artifacts'), { recursive: true });
+  const tmp = path.join(o.dir, 'tmp', name);
+  mkdirSync(tmp, { recursive: true });
   const proc = spawnManaged(name, path.join(o.binDir, name), fluxArgs(name, o), {
     logFile: path.join(o.logsDir, `${name}.log`),
-    env: controllerEnv(o.kubeconfig(name)),
+    env: controllerEnv(o.kubeconfig(name), tmp),
   });
   const health = { 'source-controller': o.ports.sourceHealth, 'kustomize-controller': o.ports.kustomizeHealth, 'helm-controller': o.ports.helmHealth };
   await waitHealthy(proc, health[name] ?? 0, timeoutMs);

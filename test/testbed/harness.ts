@@ -42,6 +42,8 @@ export interface TestbedOptions {
   tmpRoot?: string;
   /** kustomize-controller --requeue-dependency. Default '5s' (upstream: 30s). */
   requeueDependency?: string;
+  /** --concurrent of the Flux controllers (homelab templates set 10 on all of them). Default: theirs. */
+  concurrent?: number;
   /** Keep the state dir (logs) after stop(); also set by STANDUP_TESTBED_KEEP=1. */
   keepDir?: boolean;
   /** Kill children on SIGINT/SIGTERM/exit of this process. Default true. */
@@ -445,6 +447,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
       logsDir: logs,
       ports: { sourceMetrics: sm, sourceHealth: sh, sourceStorage: ss, kustomizeMetrics: km, kustomizeHealth: kh, helmMetrics: hm, helmHealth: hh },
       requeueDependency: opts.requeueDependency ?? '5s',
+      concurrent: opts.concurrent,
     };
     const kcm = (async () => {
       track(await starters['kube-controller-manager']());

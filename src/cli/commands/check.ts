@@ -7,11 +7,10 @@ import { applySuppressions } from '../../lint/suppress.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { PROBLEM_CODES, sortProblems, type Problem, type Severity } from '../../model/problem.js';
 import { readBootstrap } from '../../repo/bootstrap.js';
-import { ignoreEntryLines } from '../../repo/config.js';
 import { renderProblemsGithub } from '../../ui/problems-github.js';
 import { renderProblemsMarkdown } from '../../ui/problems-markdown.js';
 import { renderProblemsSarif } from '../../ui/problems-sarif.js';
-import { renderProblemsText } from '../../ui/problems-text.js';
+import { coverageOf, renderProblemsText } from '../../ui/problems-text.js';
 import type { Io } from '../io.js';
 import { loadAndPlan } from '../load.js';
 import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
@@ -41,7 +40,8 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   const { repo, contexts } = await loadAndPlan(o, io);
   const bootstrap = readBootstrap(repo.root, repo.config, repo.clusters, repo.problems);
   const found = [...repo.problems, ...bootstrap.problems, ...lint({ clusters: contexts, config: repo.config, legacyOrder, bootstrap, loadProblems: repo.problems })];
-  const ignoreLines = repo.configFile ? ignoreEntryLines(await readFile(repo.configFile, 'utf8')) : [];
+  // tiers.yaml's parser (yaml, zod) only when there is a tiers.yaml: a warm check of a repository without one never loads it.
+  const ignoreLines = repo.configFile ? (await import('../../repo/config.js')).ignoreEntryLines(await readFile(repo.configFile, 'utf8')) : [];
   const { kept, suppressed } = applySuppressions(found, repo.config, repo.clusters, ignoreLines);
   const all = sortProblems(kept);
   const problems = all.filter((p) => RANK[p.severity] <= RANK[minSeverity] && (codes.length === 0 || codes.includes(p.code)));
@@ -63,6 +63,7 @@ export async function check(o: CheckOptions, io: Io): Promise<number> {
   } else {
     io.out(renderProblemsText(problems, contexts.length, io.style, {
       bootstrap: installs, suppressed: suppressed.length, hidden: all.length - problems.length, verbose: o.verbose,
+      coverage: coverageOf(contexts.map((c) => c.cluster)),
     }));
   }
   const failing = problems.some((p: Problem) => p.severity === 'error' || (o.strict && p.severity === 'warning'));

@@ -2,7 +2,7 @@ import type { Command, Option } from '@commander-js/extra-typings';
 import { loadKubeconfig } from '../../cluster/kubeconfig.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { readConfig } from '../../repo/config.js';
-import { discoverClusters } from '../../repo/discover.js';
+import { discoverRepository } from '../../repo/load.js';
 import { findGitRoot } from '../../repo/git.js';
 import { completionScript, type CompletionSpec, type FlagSpec } from '../completion.js';
 import type { Io } from '../io.js';
@@ -73,7 +73,7 @@ export async function completeWords(what: string, o: { repo?: string; kubeconfig
       const root = o.repo ?? (await findGitRoot(io.cwd)) ?? io.cwd;
       const { config } = await readConfig(root);
       const names = Object.keys(config.clusters);
-      io.out((names.length ? names : discoverClusters(root).map((e) => e.name)).map((n) => `${n}\n`).join(''));
+      io.out((names.length ? names : (await discoverRepository(root)).entries.map((e) => e.name)).map((n) => `${n}\n`).join(''));
     } else if (what === 'contexts') {
       io.out(loadKubeconfig({ kubeconfig: o.kubeconfig }).kc.getContexts().map((c) => `${c.name}\n`).join(''));
     }

@@ -1,7 +1,7 @@
 import { graphJson, renderDot, renderMermaid, renderTree } from '../../ui/graph-render.js';
 import { ExitCode } from '../../model/errors.js';
 import type { Io } from '../io.js';
-import { loadAndPlan, warnLoadProblems } from '../load.js';
+import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
 import { outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
 const FORMATS = ['text', 'mermaid', 'dot', 'json', 'yaml'] as const;
@@ -19,5 +19,6 @@ export async function graph(o: GlobalOptions, io: Io): Promise<number> {
   }[format];
   io.out(render(contexts));
   warnLoadProblems(repo.problems, contexts.length, io);
+  noteNotExpanded(repo.clusters, io);
   return ExitCode.ok;
 }

@@ -5,8 +5,10 @@ import { cycleRule } from '../../lint/rules/cycle.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { closeNames, selectPlan, type SelectedPlan, type Selection } from '../../plan/select.js';
 import type { ClusterPlan } from '../../plan/plan.js';
+import { implicitDependsOn } from '../../plan/helm-order.js';
 import type { Io } from '../io.js';
-import { loadAndPlan, warnLoadProblems } from '../load.js';
+import { isExpanded } from '../../model/flux.js';
+import { loadAndPlan, noteNotExpanded, warnLoadProblems } from '../load.js';
 import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 
 export interface PlanOptions extends GlobalOptions {
@@ -26,7 +28,7 @@ const FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
 export async function plan(o: PlanOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, FORMATS, 'text');
   const selection = selectionOf(o);
-  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph');
+  const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph', undefined, { helmOrders: isDataFormat(format) });
   const unordered = [
     ...cycleRule.check({ clusters: contexts, config: repo.config }),
     ...repo.problems.filter((p) => p.code === 'build-failed' && p.severity === 'error' && contexts.some((c) => c.cluster.name === p.cluster && c.cluster.entry === p.file)),
@@ -36,13 +38,24 @@ export async function plan(o: PlanOptions, io: Io): Promise<number> {
     io.err(io.errStyle.red(`✗ no TIER_ORDER: ${[...new Set(unordered.map((p) => p.cluster))].join(', ')} cannot be ordered until these are fixed\n`));
     return ExitCode.config;
   }
-  const plans = narrow(contexts.map((c) => c.plan), selection);
+  // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
+  // `implicitDependsOn`: the HelmRelease orders the tier graph hides (the load builds the tiers that may hold them).
+  const expanded = contexts.map(({ plan: p, cluster, graph }): ClusterPlan => {
+    const byKey = new Map(cluster.kustomizations.map((k) => [k.key, k]));
+    const implicit = implicitDependsOn(cluster, graph);
+    return {
+      ...p,
+      kustomizations: p.kustomizations.map((k) => ({ ...k, expanded: isExpanded(byKey.get(k.key) ?? {}), implicitDependsOn: implicit.get(k.key) ?? [] })),
+    };
+  });
+  const plans = narrow(expanded, selection);
   io.out(
     isDataFormat(format) ? renderDocument(format, { clusters: plans })
       : format === 'markdown' ? renderPlanMarkdown(plans)
         : renderPlanText(plans, io.style),
   );
   warnLoadProblems(repo.problems, contexts.length, io);
+  noteNotExpanded(repo.clusters, io);
   return ExitCode.ok;
 }
 
