@@ -177,7 +177,8 @@ Deployments to be Available (a pod that cannot start is named, with its reason) 
 
 --source-url points the root source at a mirror and keeps it there: the root Kustomization gets a patch (owned by
 field manager "standup") that sets the URL in its own output, so Flux's re-apply from git does not undo it. A later
-\`standup up\` without --source-url removes it again.
+\`standup up\` without --source-url removes it again. When up installs Flux, it first records the mirror in the
+cluster (ConfigMap standup-source-url), so a resume after an up stopped before the sync syncs from the mirror too.
 
 Examples:
   standup up --cluster dev
@@ -195,6 +196,8 @@ Reads live status, skips every tier already Ready at the source's current revisi
 order, requesting reconciles as dependencies become Ready. A tier stuck on a missing CRD is diagnosed: the
 second-order CRD deadlock (with the fallback that unblocks it), or a kind no CRD and no operator provides.
 A root sync that \`standup reset\` suspended is resumed; one suspended by hand is reported, not touched.
+After an up that installs Flux was stopped before the sync, resume waits for the controllers and applies the sync,
+from the mirror that \`up --source-url\` recorded in the cluster, if it did.
 
 Examples:
   standup resume

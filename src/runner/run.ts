@@ -11,6 +11,7 @@ import { installDeployments, installFlux, waitFluxControllers } from './install.
 import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { LiveState } from './live-state.js';
 import { fluxCrdsPresent, preflight } from './preflight.js';
+import { forgetMirror, MIRROR_RECORD, recordedMirror, recordMirror, shownUrl } from './mirror-record.js';
 import { holdsSource, mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
 import { refreshSource, settleSource, sourceKey } from './source.js';
 import { CliError, ConfigError, ExitCode } from '../model/errors.js';
@@ -91,7 +92,14 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
   if (!prepared) await steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, mode, emit) }));
   const install = t.bootstrap?.install;
   if (mode === 'up' && install) {
-    await steps.run('install', () => installFlux({ client: t.client, steps, emit, id: 'install', signal, install, timeoutMs: t.timeouts.defaultMs, dryRun }));
+    await steps.run('install', async () => {
+      // Before anything else: killed before the sync is applied, resume must still sync from the mirror.
+      const w = { client: t.client, emit, id: 'install', signal, dryRun };
+      const root = t.ctx.rootSync;
+      if (o.sourceUrl) await recordMirror(w, root, o.sourceUrl, install.objects.find((x) => x.kind === 'Namespace' && x.apiVersion === 'v1' && x.metadata.name === root.source.namespace));
+      else await forgetMirror(w, root);
+      return installFlux({ client: t.client, steps, emit, id: 'install', signal, install, timeoutMs: t.timeouts.defaultMs, dryRun });
+    });
   }
   if (mode === 'resume' && t.installsFlux && install) {
     await steps.run('install', async () => {
@@ -102,7 +110,14 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
     if (t.bootstrap!.sync.length > 0) {
       await steps.run('bootstrap', async () => {
         if (await rootSyncThere(t)) return { result: 'skipped', message: 'the root sync is already there' };
-        return applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: t.bootstrap!.secrets, sync: t.bootstrap!.sync, root: t.ctx.rootSync, dryRun });
+        const b = t.bootstrap!;
+        const mirror = await recordedMirror(t.client, t.ctx.rootSync, signal);
+        if (mirror) {
+          emit({ type: 'log', level: 'info', message: `using the mirror URL that up recorded (ConfigMap/${t.ctx.rootSync.source.namespace}/${MIRROR_RECORD}): ${shownUrl(mirror)}` });
+        }
+        const sync = mirror ? mirrorSync(b.sync, t.ctx.rootSync, mirror, b.syncDir) : b.sync;
+        const done = await applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: b.secrets, sync, root: t.ctx.rootSync, dryRun });
+        return mirror ? { ...done, message: `${done.message}; using the mirror URL that up recorded (${shownUrl(mirror)})` } : done;
       });
     }
   }

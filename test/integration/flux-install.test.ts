@@ -185,9 +185,9 @@ async function fluxDeployments(t: Testbed) {
 
 describe.sequential('interrupted cold starts, and an install that cannot start', () => {
   // Issue 10's resume proof: SIGINT ends the run itself (exit 130, the summary), SIGKILL leaves whatever the cluster
-  // has at that moment. SIGKILL during the rollout is not here yet: with --source-url, the resume after it applies
-  // git's URL (resume has no --source-url, and up records the mirror only in the sync it never applied).
-  it.each([['SIGINT']] as const)('%s while the Flux Deployments roll out: resume finishes the job', async (signal) => {
+  // has at that moment. Killed during the rollout, up has not applied the sync yet, and the checkout's sync names
+  // git's URL (which this cluster cannot reach): resume must sync from the mirror up recorded before the install.
+  it.each([['SIGKILL'], ['SIGINT']] as const)('%s while the Flux Deployments roll out: resume finishes the job from the mirror', async (signal) => {
     const t = await start({ flux: 'pods', handleSignals: false });
     const sops = await sopsRepo(t.binDir);
     try {
@@ -205,9 +205,14 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
         expect(r.all).toMatch(/Bootstrap Flux/);
       } else expect(r.signal).toBe('SIGKILL');
       expect(await allTiersReady(t, sha)).toBe(false);
+      // The sync was not applied: what resume finds is up's record of the mirror, nothing more.
+      expect(await kube(t.kubeConfig()).gitRepository('flux-system')).toBeNull();
       const resumed = await standupProc(t, ['resume', '--repo', sops.repo, '--cluster', 'dev'], sops.repo, sops.env);
       expect(resumed.exitCode, resumed.all).toBe(0);
+      expect(resumed.all).toContain(`using the mirror URL that up recorded (${url})`);
       expect(await allTiersReady(t, sha)).toBe(true);
+      const src = await kube(t.kubeConfig()).gitRepository('flux-system');
+      expect((src?.spec as { url?: string } | undefined)?.url).toBe(url);
     } finally {
       sops.cleanup();
       await t.stop();
