@@ -22,9 +22,14 @@ const FLUX_DEPLOYMENTS = ['helm-controller', 'kustomize-controller', 'source-con
 let tb: Testbed;
 let sops: SopsRepo;
 
-/** The standup CLI as its own process (so it can be interrupted, and sops gets its environment), against a testbed. */
+/**
+ * The standup CLI as its own process (so it can be interrupted, and sops gets its environment), against a testbed.
+ * The TypeScript source, as test/integration/cli.ts runs it: never a dist/ build older than the code under test.
+ */
 const standupProc = (t: Testbed, args: string[], cwd = PROJECT, env: Record<string, string> = {}) =>
-  execa('node', [path.join(PROJECT, 'bin/standup.js'), ...args, '--kubeconfig', t.kubeconfigPath], { cwd, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1', ...env } });
+  // (tsx by path: the cwd is often a copy of the example repository, where `--import tsx` would not resolve.)
+  execa(process.execPath, ['--import', path.join(PROJECT, 'node_modules/tsx/dist/loader.mjs'), path.join(PROJECT, 'src/cli/main.ts'), ...args, '--kubeconfig', t.kubeconfigPath],
+    { cwd, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1', TSX_TSCONFIG_PATH: path.join(PROJECT, 'tsconfig.json'), ...env } });
 
 /** Files under the temp dir and the home dir changed since `since` that contain any of `needles` (outside `skip`). */
 function filesContaining(needles: string[], since: number, skip: string[]): string[] {
