@@ -213,8 +213,14 @@ describe.sequential('standup against the testbed', () => {
   it.each([['SIGINT'], ['SIGKILL']] as const)('up killed by %s mid-run: resume finishes the job', async (signal) => {
     expect(await code([...dev('reset', '--yes')])).toBe(0);
     const child = standupProcess([...dev('up', '--source-url', homelabUrl)]);
-    // Stop it once the first tiers are through, in the middle of the order.
-    await until('platform to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'platform' && ready(x)), 120_000, 200);
+    // Stop it once the first tiers are through, in the middle of the order. If that never comes, the run must not
+    // outlive this test: a leftover up would still be writing while the next test runs.
+    await until('platform to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'platform' && ready(x)), 120_000, 200)
+      .catch(async (e) => {
+        child.kill('SIGKILL');
+        await child.catch(() => undefined);
+        throw e;
+      });
     child.kill(signal);
     const killed = await child;
     if (signal === 'SIGINT') expect(killed.exitCode, killed.all).toBe(130);
