@@ -142,7 +142,9 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
       }
       first = false;
       if ([...tiers.values()].every((t) => t.ended)) break;
-      await o.live.changed(o.tickMs ?? 1000);
+      // A retry due before the next tick (a stale DependencyNotReady is asked again after 250 ms) is not made to wait.
+      const due = Math.min(...[...tiers.values()].filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt]).filter((x): x is number => x !== null));
+      await o.live.changed(Math.max(10, Math.min(o.tickMs ?? 1000, due - now())));
     }
   } catch (e) {
     // Interrupted, --timeout, the API gone for good: each tier's step ends with what the cluster says now.

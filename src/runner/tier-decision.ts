@@ -18,6 +18,9 @@ export interface TierTrack {
   /** Reconcile requests made after transient failures, and when the next one is due. */
   retries: number;
   retryAt: number | null;
+  /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
+  depRetries: number;
+  depRetryAt: number | null;
 }
 
 /** What the cluster and the rest of the run say about the tier now. */
@@ -59,7 +62,7 @@ export interface TierDecision {
   /** Start the tier's step now (its dependencies just became ready). */
   start: boolean;
   /** Write `reconcile.fluxcd.io/requestedAt` = `value`; `note` goes into the status line. */
-  request: { value: string; why: 'first' | 'second-chance' | 'transient'; note: string | null } | null;
+  request: { value: string; why: 'first' | 'second-chance' | 'transient' | 'dependency-ready'; note: string | null } | null;
   /** The tier is over. */
   outcome: TierOutcome | null;
   /** The status line to show, or null when there is nothing (new) to say. */
@@ -108,6 +111,18 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
   }
   const current = failureIsCurrent(v, t.requestedAt);
   const line = lineFor(v);
+  if (r.state === 'waiting' && r.reason === 'DependencyNotReady' && v.lastHandledReconcileAt === t.requestedAt) {
+    // KC handled standup's request but found a dependency not ready that standup already saw Ready: its answer came
+    // from a moment before (measured on sulibot: 6-24 ms after the dependency turned Ready). KC then requeues only
+    // after --requeue-dependency (30 s by default), so ask again soon instead, backing off.
+    if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
+    t.depRetryAt ??= now + Math.min(DEP_RETRY.maxMs, DEP_RETRY.initialMs * 2 ** t.depRetries);
+    if (now < t.depRetryAt) return decision({ line });
+    t.depRetries++;
+    t.depRetryAt = null;
+    t.requestedAt = new Date(now).toISOString();
+    return decision({ request: { value: t.requestedAt, why: 'dependency-ready', note: null }, line });
+  }
   if (r.state === 'failed' && current && v.crdOnItsWay) {
     // Not the deadlock: the operator has what makes it create the CRD. Ask again with backoff, within the timeout.
     if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line: v.crdOnItsWay } });
@@ -147,4 +162,7 @@ function lineFor(v: TierView): string {
   return v.exists || !v.parent ? statusLine(v.readiness) : `not applied yet (${v.parent} applies it)`;
 }
 
-export const newTrack = (key: string): TierTrack => ({ key, startedAt: null, requestedAt: null, secondChance: false, retries: 0, retryAt: null });
+export const newTrack = (key: string): TierTrack => ({ key, startedAt: null, requestedAt: null, secondChance: false, retries: 0, retryAt: null, depRetries: 0, depRetryAt: null });
+
+/** How soon to ask again after a stale DependencyNotReady: soon, since the dependency is Ready, but never in a loop. */
+export const DEP_RETRY: Backoff = { initialMs: 250, maxMs: 5000 };

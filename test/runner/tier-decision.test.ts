@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Readiness } from '../../src/status/kustomization.js';
-import { decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+import { DEP_RETRY, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
 
 const REV = 'main@sha1:' + 'a'.repeat(40);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -99,5 +99,35 @@ describe('decideTier', () => {
     expect(decideTier(started(), v, T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: onItsWay });
     // and without it, the same failure is the deadlock (after its second chance)
     expect(decideTier(started({ secondChance: true }), { ...v, crdOnItsWay: null }, T0 + 100, backoff).outcome).toEqual({ type: 'fail', suspended: false });
+  });
+
+  it('a DependencyNotReady that answers standup\'s request while every dependency is Ready is asked again soon, backing off', () => {
+    // KC's answer predates the dependency's Ready (seen in the up benchmark: 6-24 ms); left alone it waits out
+    // --requeue-dependency (30 s).
+    const stale = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready", waitingFor: 'flux-system/platform' });
+    const req = '2026-01-01T00:00:00.000Z';
+    const v = view({ readiness: stale, lastHandledReconcileAt: req });
+    const wait = decideTier(started(), v, T0 + 10, backoff);
+    expect(wait.request).toBeNull();
+    expect(wait.track.depRetryAt).toBe(T0 + 10 + DEP_RETRY.initialMs);
+    const again = decideTier(wait.track, v, T0 + 10 + DEP_RETRY.initialMs, backoff);
+    expect(again.request).toMatchObject({ why: 'dependency-ready', value: new Date(T0 + 10 + DEP_RETRY.initialMs).toISOString() });
+    expect(again.track).toMatchObject({ depRetries: 1, depRetryAt: null });
+    // Until KC has handled the new request, nothing more is asked.
+    const pending = decideTier(again.track, v, T0 + 5000, backoff);
+    expect(pending.request).toBeNull();
+    // Handled and still stale: the next wait is twice as long, never more than DEP_RETRY.maxMs.
+    const handled = { ...v, lastHandledReconcileAt: again.request!.value };
+    const next = decideTier(again.track, handled, T0 + 6000, backoff);
+    expect(next.track.depRetryAt).toBe(T0 + 6000 + 2 * DEP_RETRY.initialMs);
+    expect(decideTier({ ...again.track, depRetries: 10 }, handled, T0 + 6000, backoff).track.depRetryAt).toBe(T0 + 6000 + DEP_RETRY.maxMs);
+    // Its timeout still counts from its start.
+    expect(decideTier(again.track, handled, T0 + 60_001, backoff).outcome).toMatchObject({ type: 'timeout' });
+  });
+
+  it('a DependencyNotReady from before standup\'s request, or while a dependency is not done, asks nothing', () => {
+    const stale = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready" });
+    expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: 'an older request' }), T0 + 5000, backoff).request).toBeNull();
+    expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z', depsDone: false }), T0 + 5000, backoff)).toMatchObject({ request: null, outcome: null });
   });
 });
