@@ -15,6 +15,19 @@ const isSource = (o: K8sObject, root: RootSync) =>
 const isRootKs = (o: K8sObject, key: string) =>
   o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/') && `${o.metadata.namespace ?? 'flux-system'}/${o.metadata.name}` === key;
 
+/**
+ * The root Kustomization when the entry's build does not hold it (the plan has no root key: a sync folder beside the
+ * entry, as `bootstrap/sync` with the entry elsewhere): the one Kustomization of the sync that reads the root source.
+ */
+function syncRoot(sync: readonly K8sObject[], root: RootSync): K8sObject | undefined {
+  const readers = sync.filter((o) => {
+    if (o.kind !== 'Kustomization' || !o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/')) return false;
+    const ref = (o.spec as { sourceRef?: { kind?: string; name?: string; namespace?: string } } | undefined)?.sourceRef;
+    return ref?.kind === root.source.kind && ref.name === root.source.name && (ref.namespace ?? o.metadata.namespace ?? 'flux-system') === root.source.namespace;
+  });
+  return readers.length === 1 ? readers[0] : undefined;
+}
+
 /** Whether the sync objects hold the root sync's source (else standup would wait on a source nothing creates). */
 export const holdsSource = (sync: readonly K8sObject[], root: RootSync): boolean => sync.some((o) => isSource(o, root));
 
@@ -32,7 +45,7 @@ export function mirrorSync(sync: readonly K8sObject[], root: RootSync, url: stri
   if (!sync.some((o) => isSource(o, root))) {
     throw new ConfigError('MIRROR_NO_SOURCE', `--source-url: ${syncDir} holds no ${source.kind}/${source.namespace}/${source.name} to point at the mirror`, 'Point bootstrap.sync in tiers.yaml at the directory with gotk-sync.yaml.');
   }
-  const rootKs = root.key ? sync.find((o) => isRootKs(o, root.key!)) : undefined;
+  const rootKs = root.key ? sync.find((o) => isRootKs(o, root.key!)) : syncRoot(sync, root);
   if (!rootKs) {
     throw new ConfigError('MIRROR_NO_ROOT', `--source-url: ${syncDir} holds no root Kustomization${root.key ? ` ${root.key}` : ''}, so the mirror could not hold (the root would re-apply the source from git)`, 'Point bootstrap.sync in tiers.yaml at the directory with gotk-sync.yaml.');
   }
