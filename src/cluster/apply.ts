@@ -18,7 +18,7 @@ export interface ApplyOps {
 }
 
 const DEF_KINDS = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole']);
-export const isCrd = (o: { apiVersion: string; kind: string }): boolean =>
+const isCrd = (o: { apiVersion: string; kind: string }): boolean =>
   o.kind === 'CustomResourceDefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/');
 
 /** Flux's apply stages (ssa ApplyAllStaged): CRDs/Namespaces/ClusterRoles, then `*Class` kinds, then the rest. */

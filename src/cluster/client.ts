@@ -1,5 +1,9 @@
 // The cluster client's contract: pure types, no I/O. src/cluster/node-client.ts implements it over
-// @kubernetes/client-node; tests and the runner can substitute a fake.
+// @kubernetes/client-node; unit tests substitute the one fake in test/fakes.
+
+import type { Reachability } from './reachability.js';
+
+export type { Reachability } from './reachability.js';
 
 /** Any Kubernetes object as the API server returns it (plain JSON, no typed model). */
 export interface K8sObject {
@@ -99,8 +103,8 @@ export interface ClusterClient {
   /** The kube context in use and its API server URL (for the context guard). */
   readonly context: string;
   readonly server: string;
-  /** GET /version: proves the API server is reachable and the credentials work (preflight). */
-  serverVersion(): Promise<{ gitVersion: string; major?: string; minor?: string }>;
+  /** GET /version: proves the API server is reachable (preflight, liveness probes); `timeoutMs` overrides the default. */
+  serverVersion(o?: { timeoutMs?: number }): Promise<{ gitVersion: string; major?: string; minor?: string }>;
   /** The object, or a NotFoundError. */
   get(ref: ObjectRef): Promise<K8sObject>;
   /** The object, or undefined when it does not exist (a missing kind is still a NoKindError). */
@@ -116,10 +120,13 @@ export interface ClusterClient {
    * On failure throws ApplyError carrying the results of the objects already applied.
    */
   apply(objects: readonly K8sObject[], o: ApplyOptions): Promise<ApplyResult[]>;
-  /** Waits until the object is gone (finalizers done), or throws a ClusterTimeoutError naming its finalizers. */
+  /**
+   * Waits until the object is gone (finalizers done), or throws a ClusterTimeoutError naming its finalizers; an
+   * aborted signal ends it at once with AbortedError.
+   */
   waitDeleted(ref: ObjectRef, o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
   /** Waits until every named CRD has Established=True, or throws a ClusterTimeoutError naming the laggards. */
-  waitEstablished(crdNames: readonly string[], o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  waitEstablished(crdNames: readonly string[], o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
   /**
    * A list-watch of one kind that survives: relists on 410 Gone, resumes after the server's watch timeout,
    * reconnects with backoff when the API server goes away. Yields a full snapshot keyed `namespace/name`
@@ -127,6 +134,10 @@ export interface ClusterClient {
    */
   observe(kind: KindRef, signal: AbortSignal, o?: ObserveOptions): AsyncIterable<Map<string, K8sObject>>;
   stats(): RequestStats;
+  /** Whether the API server answered the last request or watch, and since when. */
+  reachability(): Reachability;
+  /** Called on every change of reachability (the server went away, or came back); returns the unsubscribe. */
+  onReachability(fn: (r: Reachability) => void): () => void;
 }
 
 /** API calls per minute since `stats.since` (plain requests plus watch connections opened). */
@@ -145,4 +156,4 @@ export const refOf = (o: K8sObject): ObjectRef => ({
 });
 
 export const FLUX_KUSTOMIZATION = { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization' } as const;
-export const FLUX_GITREPOSITORY = { apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository' } as const;
+export const FLUX_SOURCE_API = 'source.toolkit.fluxcd.io/v1';

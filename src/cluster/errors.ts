@@ -15,6 +15,7 @@ export type ClusterReason =
   | 'Gone'
   | 'Timeout'
   | 'Unreachable'
+  | 'Aborted'
   | 'Other';
 
 export class ClusterError extends CliError {
@@ -60,6 +61,14 @@ export class ClusterTimeoutError extends ClusterError {
   constructor(message: string, options?: ErrorOptions) {
     super('Timeout', message, undefined, { ...options, exitCode: ExitCode.timeout });
     this.name = 'ClusterTimeoutError';
+  }
+}
+
+/** A wait ended because its signal was aborted (Ctrl-C, the overall --timeout): not a cluster failure. */
+export class AbortedError extends ClusterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('Aborted', message, undefined, options);
+    this.name = 'AbortedError';
   }
 }
 

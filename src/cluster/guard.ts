@@ -63,18 +63,3 @@ function normalizeServer(s: string): string {
     return s.replace(/\/+$/, '');
   }
 }
-
-/** The guard for a tiers.yaml cluster entry and the kube context in use (what loadKubeconfig returned). */
-export function checkClusterContext(
-  name: string,
-  entry: { context?: string | undefined; server?: string | undefined },
-  actual: { context: string; server: string },
-): { ok: true } | { ok: false; error: GuardError } {
-  return checkContext({
-    cluster: name,
-    actualContext: actual.context,
-    actualServer: actual.server,
-    ...(entry.context !== undefined ? { expectedContext: entry.context } : {}),
-    ...(entry.server !== undefined ? { expectedServer: entry.server } : {}),
-  });
-}

@@ -3,7 +3,7 @@
 // (ECONNREFUSED during an apiserver restart). It has no client-node import: node-client.ts supplies the transport,
 // tests supply a fake one and an instant delay.
 
-import { FLUX_KUSTOMIZATION, type ClusterClient, type K8sObject, type ObserveOptions } from './client.js';
+import type { K8sObject } from './client.js';
 
 /** What the loop needs from the API: one LIST, and one WATCH from a resourceVersion. */
 export interface ListWatchTransport<T> {
@@ -240,12 +240,4 @@ export async function* pollList<T>(
       await delay(delayMs, signal);
     }
   }
-}
-
-/**
- * Every Flux Kustomization in all namespaces, keyed `namespace/name`: one list-watch (or a LIST every `pollMs`),
- * re-yielded after each change. The runner's wait loop reads readiness from these snapshots.
- */
-export function observeKustomizations(client: ClusterClient, signal: AbortSignal, o: ObserveOptions = {}): AsyncIterable<Map<string, K8sObject>> {
-  return client.observe(FLUX_KUSTOMIZATION, signal, o);
 }

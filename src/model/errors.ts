@@ -1,5 +1,5 @@
 /**
- * Exit codes are part of the CLI's contract (README "Exit codes"). Only src/cli/main.ts turns them into process.exit.
+ * Exit codes are part of the CLI's contract (README "Exit codes"). Only src/cli/main.ts ends the process with them.
  */
 export const ExitCode = {
   ok: 0,

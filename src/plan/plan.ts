@@ -1,6 +1,6 @@
 import { ancestors, buildGraph, type Graph } from '../graph/graph.js';
 import { computeLevels, levelIndex, type Levels } from '../graph/levels.js';
-import type { ClusterModel, FluxKustomization } from '../model/flux.js';
+import type { ClusterModel, FluxKustomization, SourceRef } from '../model/flux.js';
 import type { ImplicitDependsOn } from './helm-order.js';
 
 /** One Kustomization in a plan; the shape of `plan -o json` (a documented contract: add fields, never rename). */
@@ -27,12 +27,28 @@ export interface ClusterPlan {
   kustomizations: PlannedKustomization[];
 }
 
+/**
+ * The root sync: the Kustomization that reconciles the entry path (flux-system/flux-system as `flux bootstrap` writes
+ * it) and the source it reads, which every tier of this repository is judged against. Defined once, here, from the
+ * model; nothing else looks for it.
+ */
+export interface RootSync {
+  /** The root Kustomization's key, when the entry's own build contains it (it applies itself); null otherwise. */
+  key: string | null;
+  /** Its source: the root Kustomization's sourceRef, else the loader's inference for the entry. */
+  source: SourceRef;
+}
+
 export interface PlanContext {
   cluster: ClusterModel;
   graph: Graph;
   levels: Levels;
   plan: ClusterPlan;
+  rootSync: RootSync;
 }
+
+/** What Flux bootstrap names the root sync's source when nothing says otherwise. */
+const DEFAULT_ROOT_SOURCE: SourceRef = { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' };
 
 /** Derives a cluster's plan from its model. Pure: the same model always gives the same plan. */
 export function planCluster(cluster: ClusterModel, exclude: ReadonlySet<string> = new Set()): PlanContext {
@@ -44,11 +60,13 @@ export function planCluster(cluster: ClusterModel, exclude: ReadonlySet<string> 
   const kustomizations = order.map((key) => describe(graph.nodes.get(key)!, index));
   const tiers = order.filter((key) => isTopLevel(graph, graph.nodes.get(key)!, cluster.entry));
   kustomizations.sort((a, b) => position.get(a.key)! - position.get(b.key)!);
+  const root = [...graph.nodes.values()].find((k) => isRootSync(k, cluster.entry)) ?? null;
   return {
     cluster,
     graph,
     levels,
     plan: { name: cluster.name, entry: cluster.entry, levels: levels.levels, tiers, kustomizations },
+    rootSync: { key: root?.key ?? null, source: root?.sourceRef ?? cluster.rootSource?.ref ?? DEFAULT_ROOT_SOURCE },
   };
 }
 

@@ -1,184 +1,189 @@
 import { FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
-import type { PlanContext } from '../plan/plan.js';
-import type { LiveKustomization } from '../status/conditions.js';
-import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
-import { sourceReadiness } from '../status/source.js';
-import { shortRevision } from '../status/revision.js';
 import { splitKey } from '../model/ref.js';
-import { InterruptedError, TierFailedError, WaitTimeoutError } from './errors.js';
-import { requestReconcile } from './request-reconcile.js';
-import { tierStepId, type Emit } from './events.js';
-import { explainFailure, statusLine, type FallbackCrd } from './explain.js';
+import type { PlanContext } from '../plan/plan.js';
+import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
+import { humanDuration } from '../status/durations.js';
+import { sourceReadiness } from '../status/source.js';
+import { TierFailedError, WaitTimeoutError } from './errors.js';
+import { tierStepId, type Emit, type StepResult } from './events.js';
+import { explainFailure, workloadLines } from './explain.js';
+import { timeoutFor, type CrdKnowledge, type FallbackCrd, type Timeouts } from './inputs.js';
 import type { LiveState } from './live-state.js';
-import { describeUnhealthy, withDetails } from './unhealthy.js';
-import { crdOnItsWay, type RuntimeCrdDecl } from './runtime-crd-wait.js';
+import type { OutageLog } from './outages.js';
+import { requestReconcile } from './request-reconcile.js';
+import { assertNoFight } from './source.js';
+import { resultOf, type StepTracker } from './steps.js';
+import { decideTier, newTrack, type Backoff, type TierTrack } from './tier-decision.js';
+import { describeWorkloads, liveCrdGroups } from './workloads.js';
+import { crdOnItsWay } from './runtime-crd-wait.js';
 
 export interface ConvergeOptions {
   ctx: PlanContext;
   client: ClusterClient;
   live: LiveState;
+  steps: StepTracker;
   emit: Emit;
   signal: AbortSignal;
-  /** Per-tier timeout in ms, counted from the moment the tier's dependencies are ready. */
-  timeoutFor: (key: string) => number;
+  timeouts: Timeouts;
   fallback: readonly FallbackCrd[];
-  dryRun?: boolean;
+  knowledge: CrdKnowledge;
+  outages?: OutageLog;
   now?: () => number;
   /** Upper bound between two looks at the state when nothing changes (timers, logs). */
   tickMs?: number;
   /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
-  retryBackoff?: { initialMs: number; maxMs: number };
-  /** tiers.yaml runtimeCrds: a missing kind whose operator already has its trigger is waited for, not a deadlock. */
-  runtimeCrds?: readonly RuntimeCrdDecl[];
+  retryBackoff?: Backoff;
 }
 
 export interface TierOutcome {
   key: string;
-  result: 'ok' | 'skipped';
-  durationMs: number;
+  result: StepResult;
   revision: string | null;
 }
 
-interface Track {
-  key: string;
-  startedAt: number | null;
-  requestedAt: string | null;
-  lastLine: string;
+type Ended = 'ok' | 'skipped' | 'failed' | 'timeout' | 'not-run';
+
+interface Tier {
+  track: TierTrack;
+  ended: Ended | null;
   readiness: Readiness;
-  done: boolean;
-  /** A terminal failure earns one more reconcile request before standup gives up (see below). */
-  secondChance: boolean;
-  /** Reconcile requests made after transient failures, and when the next one is due. */
-  retries: number;
-  retryAt: number | null;
+  revision: string | null;
 }
 
 /**
  * Waits until every Kustomization of the plan is Ready at its source's current revision, requesting a reconcile of
  * each the moment its dependencies are ready, so none waits out kustomize-controller's --requeue-dependency.
- * Independent tiers progress together (a frontier, not level by level). Fails fast on a terminal Ready=False that
- * belongs to the current revision (and to standup's own reconcile request, when it made one).
+ * Independent tiers progress together (a frontier, not level by level). A tier that fails (terminally, at the current
+ * revision) or times out ends alone: what depends on it is not run, everything else goes on, and the run then fails
+ * with every such tier named. On an interrupt, each tier's step ends with what the cluster says at that moment.
  */
 export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
   const now = o.now ?? Date.now;
   const { graph, plan } = o.ctx;
+  const root = o.ctx.rootSync.source;
   const order = plan.kustomizations.map((k) => k.key);
-  const tracks = new Map<string, Track>(order.map((key) => [key, { key, startedAt: null, requestedAt: null, lastLine: '', readiness: kustomizationReadiness(undefined), done: false, secondChance: false, retries: 0, retryAt: null }]));
+  const tiers = new Map<string, Tier>(order.map((key) => [key, { track: newTrack(key), ended: null, readiness: kustomizationReadiness(undefined), revision: null }]));
   const backoff = o.retryBackoff ?? { initialMs: 2000, maxMs: 30_000 };
-  const outcomes: TierOutcome[] = [];
+  const failures: { key: string; message: string; hint: string }[] = [];
+  const timedOut: { key: string; message: string }[] = [];
   let first = true;
 
-  for (;;) {
-    if (o.signal.aborted) throw new InterruptedError();
-    o.live.check();
-    for (const key of order) {
-      const t = tracks.get(key)!;
-      if (t.done) continue;
-      const node = graph.nodes.get(key)!;
-      const live = o.live.kustomizations.get(key);
-      const source = sourceReadiness(o.live.sourceOf(live, node.sourceRef));
-      const r = kustomizationReadiness(live, { sourceRevision: source.revision ?? undefined, dependencyKeys: graph.deps.get(key) });
-      t.readiness = r;
-      const depsDone = (graph.deps.get(key) ?? []).every((d) => tracks.get(d)!.done);
-      const parentDone = node.parent === null || !tracks.has(node.parent) || tracks.get(node.parent)!.done;
+  const end = (key: string, result: Ended, message: string) => {
+    const t = tiers.get(key)!;
+    t.ended = result;
+    o.steps.end(tierStepId(key), result, message);
+  };
 
-      if (r.state === 'ready') {
-        t.done = true;
-        const skipped = first && t.startedAt === null;
-        const durationMs = t.startedAt === null ? 0 : now() - t.startedAt;
-        if (!skipped && t.startedAt === null) o.emit({ type: 'step-start', id: tierStepId(key), at: new Date(now()).toISOString() });
-        o.emit({ type: 'step-end', id: tierStepId(key), result: skipped ? 'skipped' : 'ok', durationMs,
-          message: skipped ? `already Ready at ${shortRevision(r.revision)}` : `Ready at ${shortRevision(r.revision)}` });
-        outcomes.push({ key, result: skipped ? 'skipped' : 'ok', durationMs, revision: r.revision });
-        continue;
-      }
-      if (!depsDone || (!live && !parentDone)) continue;
-
-      if (t.startedAt === null) {
-        t.startedAt = now();
-        o.emit({ type: 'step-start', id: tierStepId(key), at: new Date(t.startedAt).toISOString() });
-      }
-      if (r.state === 'suspended') {
-        throw new TierFailedError(key, `${key} is suspended, so it will never become Ready`,
-          `Resume it (\`flux resume ks ${splitKey(key).name} -n ${splitKey(key).namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.`);
-      }
-      if (live && t.requestedAt === null) {
-        t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
-      }
-      if (r.state === 'failed' && r.diagnosis?.type === 'missing-crd' && failureIsCurrent(live, t.requestedAt, source.revision) && !o.dryRun) {
-        const waiting = await crdOnItsWay(o.client, r.diagnosis, o.runtimeCrds ?? []);
-        if (waiting) {
-          t.retryAt ??= now() + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
-          if (now() >= t.retryAt) {
-            t.retries++;
-            t.retryAt = null;
-            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: `${waiting}; asking Flux again (${t.retries})` });
-            t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
-          } else if (waiting !== t.lastLine) {
-            t.lastLine = waiting;
-            o.emit({ type: 'step-status', id: tierStepId(key), state: 'progressing', message: waiting });
-          }
-          if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, []);
-          continue;
+  try {
+    for (;;) {
+      o.live.check();
+      assertNoFight(o.live, root);
+      for (const key of order) {
+        const t = tiers.get(key)!;
+        if (t.ended) continue;
+        const node = graph.nodes.get(key)!;
+        const live = o.live.kustomizations.get(key);
+        const source = sourceReadiness(o.live.sourceOf(live, node.sourceRef));
+        t.readiness = kustomizationReadiness(live, { sourceRevision: source.revision ?? undefined, dependencyKeys: graph.deps.get(key) });
+        t.revision = t.readiness.revision;
+        const deps = graph.deps.get(key) ?? [];
+        const parent = node.parent !== null && tiers.has(node.parent) ? node.parent : null;
+        const parentTier = parent ? tiers.get(parent)! : null;
+        // Only for a missing-CRD failure that answers standup's own request (two lists, not every tick of a wait).
+        const waitingCrd = t.readiness.state === 'failed' && t.readiness.diagnosis?.type === 'missing-crd' && t.track.requestedAt !== null && live?.status?.lastHandledReconcileAt === t.track.requestedAt
+          ? await crdOnItsWay(o.client, t.readiness.diagnosis, o.knowledge.runtimeCrds)
+          : null;
+        const notReady = (x: Tier | null) => x !== null && (x.ended === 'failed' || x.ended === 'timeout' || x.ended === 'not-run');
+        const depsFailed = [...deps.filter((d) => notReady(tiers.get(d)!)), ...(!live && notReady(parentTier) ? [parent!] : [])];
+        const d = decideTier(
+          t.track,
+          {
+            readiness: t.readiness,
+            exists: !!live,
+            lastHandledReconcileAt: live?.status?.lastHandledReconcileAt,
+            lastAttemptedRevision: live?.status?.lastAttemptedRevision,
+            sourceRevision: source.revision,
+            depsDone: deps.every((x) => isDone(tiers.get(x)!)),
+            depsFailed,
+            parent,
+            parentDone: parentTier === null || isDone(parentTier),
+            firstPass: first,
+            timeoutMs: timeoutFor(o.timeouts, key),
+            crdOnItsWay: waitingCrd,
+          },
+          now(),
+          backoff,
+        );
+        t.track = d.track;
+        const id = tierStepId(key);
+        if (d.start) o.steps.start(id);
+        if (d.request) await requestReconcile({ client: o.client, emit: o.emit, id, signal: o.signal }, ksRef(key), d.request.value);
+        if (d.line) o.steps.status(id, t.readiness.state, d.line);
+        const out = d.outcome;
+        if (!out) continue;
+        if (out.type === 'finish') end(key, out.result, out.message);
+        else if (out.type === 'block') end(key, 'not-run', `not run: ${out.by.join(', ')} did not become Ready`);
+        else if (out.type === 'timeout') {
+          const message = `not Ready after its timeout (${humanDuration(timeoutFor(o.timeouts, key))}): ${out.line}${await laggards(o, t.readiness)}${outage(o, t.track.startedAt)}`;
+          timedOut.push({ key, message: `${key} ${message}` });
+          end(key, 'timeout', message);
+        } else if (out.suspended) {
+          const { namespace, name } = splitKey(key);
+          const f = { key, message: `${key} is suspended, so it will never become Ready`, hint: `Resume it (\`flux resume ks ${name} -n ${namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.` };
+          failures.push(f);
+          end(key, 'failed', f.message);
+        } else {
+          const workloads = t.readiness.diagnosis?.type === 'health-check' ? await describeWorkloads(o.client, t.readiness.diagnosis.objects) : [];
+          const liveCrdGroupsNow = t.readiness.diagnosis?.type === 'missing-crd' ? await liveCrdGroups(o.client) : new Set<string>();
+          const { message, hint } = explainFailure(key, t.readiness, { fallback: o.fallback, knowledge: o.knowledge, liveCrdGroups: liveCrdGroupsNow, workloads });
+          failures.push({ key, message, hint });
+          end(key, 'failed', message);
         }
       }
-      if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision) && !t.secondChance && !o.dryRun) {
-        // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a
-        // webhook not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
-        t.secondChance = true;
-        o.emit({ type: 'step-status', id: tierStepId(key), state: 'failed', message: `${statusLine(r)}; asking Flux once more` });
-        t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
-        continue;
-      }
-      if (r.state === 'progressing' && r.reason === 'ReconciliationFailed' && failureIsCurrent(live, t.requestedAt, source.revision) && !o.dryRun) {
-        // Transient API trouble (the API server restarting, a webhook without endpoints yet): Flux would try again
-        // only after retryInterval (often minutes). Ask again sooner, backing off.
-        t.retryAt ??= now() + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
-        if (now() >= t.retryAt) {
-          t.retries++;
-          t.retryAt = null;
-          o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: `${statusLine(r)}; asking Flux again (${t.retries})` });
-          t.requestedAt = await requestReconcile({ ...o, id: tierStepId(key), now }, ksRef(key));
-          continue;
-        }
-      }
-      if (r.state === 'failed' && failureIsCurrent(live, t.requestedAt, source.revision)) {
-        const explained = explainFailure(key, r, o.fallback);
-        const message = withDetails(explained.message, await describeUnhealthy(o.client, r.diagnosis));
-        const hint = explained.hint;
-        o.emit({ type: 'step-end', id: tierStepId(key), result: 'failed', durationMs: now() - t.startedAt, message });
-        throw new TierFailedError(key, message, hint);
-      }
-      const line = live || !node.parent ? statusLine(r) : `not applied yet (${node.parent} applies it)`;
-      if (line !== t.lastLine) {
-        t.lastLine = line;
-        o.emit({ type: 'step-status', id: tierStepId(key), state: r.state, message: line });
-      }
-      if (now() - t.startedAt > o.timeoutFor(key)) throw timeout(key, t, tracks, await describeUnhealthy(o.client, t.readiness.diagnosis));
+      first = false;
+      if ([...tiers.values()].every((t) => t.ended)) break;
+      // A retry due before the next tick (a stale DependencyNotReady is asked again after 250 ms) is not made to wait.
+      const due = Math.min(...[...tiers.values()].filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt]).filter((x): x is number => x !== null));
+      await o.live.changed(Math.max(10, Math.min(o.tickMs ?? 1000, due - now())));
     }
-    first = false;
-    if ([...tracks.values()].every((t) => t.done)) return outcomes;
-    if (o.dryRun) return outcomes;
-    await o.live.changed(o.tickMs ?? 1000);
+  } catch (e) {
+    // Interrupted, --timeout, the API gone for good: each tier's step ends with what the cluster says now.
+    const result = resultOf(e);
+    for (const [key, t] of tiers) {
+      if (t.ended) continue;
+      const id = tierStepId(key);
+      if (t.readiness.state === 'ready') end(key, o.steps.started(id) ? 'ok' : 'skipped', `Ready at ${t.revision ?? 'the current revision'}`);
+      else if (o.steps.started(id)) {
+        t.ended = 'failed';
+        o.steps.end(id, result === 'failed' ? 'stopped' : result, o.steps.lastLine(id) || t.readiness.message);
+      } else end(key, 'not-run', 'not started: what it depends on was not Ready yet');
+    }
+    throw e;
   }
+  const outcomes = order.map((key) => ({ key, result: tiers.get(key)!.ended!, revision: tiers.get(key)!.revision }));
+  if (failures.length > 0) {
+    const [f, ...more] = failures;
+    const also = more.length ? `\n  also failed: ${more.map((x) => x.key).join(', ')}` : '';
+    const stuck = timedOut.length ? `\n  timed out: ${timedOut.map((x) => x.key).join(', ')}` : '';
+    throw new TierFailedError(f!.key, `${f!.message}${also}${stuck}`, f!.hint);
+  }
+  if (timedOut.length > 0) {
+    throw new WaitTimeoutError(timedOut.map((x) => x.message).join('\n'), timedOut.map((x) => x.key));
+  }
+  return outcomes;
 }
 
-/**
- * A Ready=False counts only when it speaks for now: KC has handled standup's reconcile request (if any), and it
- * attempted the source's current revision. A failure left over from before a fix (say, before `standup crds`) is not.
- */
-function failureIsCurrent(live: LiveKustomization | undefined, requestedAt: string | null, sourceRevision: string | null): boolean {
-  if (!live) return false;
-  if (requestedAt !== null && live.status?.lastHandledReconcileAt !== requestedAt) return false;
-  const attempted = live.status?.lastAttemptedRevision;
-  return !(sourceRevision && attempted && attempted !== sourceRevision);
+const isDone = (t: Tier): boolean => t.ended === 'ok' || t.ended === 'skipped';
+
+async function laggards(o: ConvergeOptions, r: Readiness): Promise<string> {
+  const d = r.diagnosis;
+  if (d?.type !== 'health-check') return '';
+  return `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}${workloadLines(await describeWorkloads(o.client, d.objects))}`;
 }
 
-function timeout(key: string, t: Track, tracks: Map<string, Track>, details: string[]): WaitTimeoutError {
-  const pending = [...tracks.values()].filter((x) => !x.done && x.startedAt !== null).map((x) => `${x.key}: ${statusLine(x.readiness)}`);
-  const d = t.readiness.diagnosis;
-  const laggards = d?.type === 'health-check' ? `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}` : '';
-  return new WaitTimeoutError(withDetails(`${key} is not Ready after its timeout (${statusLine(t.readiness)})${laggards}.\n  pending: ${pending.join('\n           ')}`, details), pending);
+function outage(o: ConvergeOptions, since: number | null): string {
+  const p = o.outages?.phrase(since ?? 0);
+  return p ? `; ${p}` : '';
 }
 
 const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

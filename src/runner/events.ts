@@ -1,5 +1,5 @@
 /** What a run is made of, in order. A tier step is one Flux Kustomization (`tier:<namespace/name>`). */
-export type StepKind = 'preflight' | 'bootstrap' | 'crds' | 'source' | 'tier' | 'teardown';
+export type StepKind = 'check' | 'preflight' | 'install' | 'bootstrap' | 'crds' | 'source' | 'tier' | 'teardown';
 
 export interface StepInfo {
   id: string;
@@ -11,11 +11,17 @@ export interface StepInfo {
   dependsOn?: string[];
 }
 
-export type StepResult = 'ok' | 'skipped' | 'failed';
+/**
+ * How a step ended. `timeout`: its wait ran out (its own timeout or --timeout); `interrupted`: Ctrl-C came while it
+ * ran; `stopped`: still converging when another step's failure ended the run; `not-run`: never started (what it
+ * waits on failed, or the run ended first).
+ */
+export type StepResult = 'ok' | 'skipped' | 'failed' | 'timeout' | 'interrupted' | 'stopped' | 'not-run';
 
 /**
- * The runner's only output: reporters (listr2, plain lines, JSON) consume these and never see the cluster.
- * `-o json` prints each as one line, so the shapes are a contract: add fields, never rename.
+ * The runner's only output, from the `plan` event to `run-end`: reporters (the live view, plain lines, JSON) consume
+ * these and never see the cluster. `-o json` prints each as one line, so the shapes are a contract: add fields,
+ * never rename.
  */
 export type RunEvent =
   | { type: 'plan'; cluster: string; command: string; steps: StepInfo[]; dryRun: boolean }
@@ -30,6 +36,8 @@ export type RunEvent =
       type: 'run-end';
       ok: boolean;
       exitCode: number;
+      /** The error's stable code (TIER_FAILED, WAIT_TIMEOUT, INTERRUPTED, ...) when the run failed. */
+      code?: string;
       durationMs: number;
       message: string;
       hint?: string;
@@ -49,3 +57,8 @@ export interface ApiTraffic {
 export type Emit = (e: RunEvent) => void;
 
 export const tierStepId = (key: string): string => `tier:${key}`;
+
+/** For exhaustive switches over event types: the compiler rejects a missing case. */
+export function assertNever(x: never): never {
+  throw new Error(`unhandled event ${JSON.stringify(x)}`);
+}

@@ -1,42 +1,83 @@
 import type { Readiness } from '../status/kustomization.js';
+import type { MissingCrd } from '../status/diagnose.js';
+import { humanizeDurations } from '../status/durations.js';
 import { shortRevision } from '../status/revision.js';
+import type { WorkloadReport } from '../status/workload.js';
+import type { CrdKnowledge, FallbackCrd } from './inputs.js';
 
-/** A CRD the fallback in tiers.yaml provides, found by reading the configured manifests. */
-export interface FallbackCrd {
-  group: string;
-  kind: string;
-  name: string;
-  file: string;
+/** What standup knows when it explains a failure: its inputs, plus what it looked up in the cluster at that moment. */
+export interface ExplainContext {
+  fallback: readonly FallbackCrd[];
+  knowledge: CrdKnowledge;
+  /** API groups with at least one CRD in the cluster now. */
+  liveCrdGroups: ReadonlySet<string>;
+  /** The workloads a failed health check waited on, described from the cluster. */
+  workloads: readonly WorkloadReport[];
 }
 
 /** The message and next step for a tier that failed, with the deadlock diagnosis where the message allows it. */
-export function explainFailure(tier: string, r: Readiness, fallback: readonly FallbackCrd[]): { message: string; hint: string } {
+export function explainFailure(tier: string, r: Readiness, x: ExplainContext): { message: string; hint: string } {
   const d = r.diagnosis;
-  if (d?.type === 'missing-crd') {
-    const entry = fallback.find((f) => f.group === d.group && f.kind === d.kind);
-    const message =
-      `${tier} is deadlocked on a second-order CRD: ${d.object} needs kind ${d.kind} (${d.group}/${d.version}), whose CRD ` +
-      `does not exist. Flux dry-runs every object of the tier before applying any, so if the resource that makes an ` +
-      `operator create this CRD is in the same tier, it is never applied and the tier never converges.`;
-    const hint = entry
-      ? `Unblock it with the CRD fallback: \`standup crds\` applies ${entry.name} (${entry.file}), then \`standup resume\`. ` +
-        `For good, move ${d.object} to a tier that dependsOn ${tier} (\`standup check\` reports it as runtime-crd).`
-      : `No CRD fallback in tiers.yaml provides ${d.kind}.${d.group}: add its CRD manifest under \`crds:\` in tiers.yaml, run ` +
-        `\`standup crds\`, then \`standup resume\`; for good, move ${d.object} to a tier that dependsOn ${tier}.`;
-    return { message, hint };
-  }
+  if (d?.type === 'missing-crd') return explainMissingCrd(tier, d, x);
   if (d?.type === 'health-check') {
-    const laggards = d.objects.map((o) => `${o.object} (${o.status}${o.error ? `: ${o.error}` : ''})`);
+    const laggards = d.objects.map((o) => `${o.object} (${[o.status, o.error].filter(Boolean).join(': ')})`);
+    const advice = x.workloads.find((w) => w.advice)?.advice;
     return {
-      message: `${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`,
-      hint: `Inspect those objects (kubectl describe), fix them, then \`standup resume\`.`,
+      message: humanizeDurations(`${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`) + workloadLines(x.workloads),
+      hint: advice ? `Check: ${advice}; then \`standup resume\`.` : 'Inspect those objects (kubectl describe), fix them, then `standup resume`.',
     };
   }
+  const { namespace, name } = split(tier);
   return {
-    message: `${tier} failed (${r.reason}): ${r.message}`,
-    hint: `Fix the cause in the repository or the cluster, then \`standup resume\`; \`flux events --for Kustomization/${tier.split('/')[1]} -n ${tier.split('/')[0]}\` has the details.`,
+    message: humanizeDurations(`${tier} failed (${r.reason}): ${r.message}`),
+    hint: `Fix the cause in the repository or the cluster, then \`standup resume\`; \`flux events --for Kustomization/${name} -n ${namespace}\` has the details.`,
   };
 }
+
+function explainMissingCrd(tier: string, d: MissingCrd, x: ExplainContext): { message: string; hint: string } {
+  const entry = x.fallback.find((f) => f.group === d.group && f.kind === d.kind);
+  const declared = x.knowledge.runtimeCrds.find((c) => c.kind === d.kind && c.group === d.group);
+  const operatorKnown = !!entry || !!declared || x.knowledge.groupsInGit.has(d.group) || x.liveCrdGroups.has(d.group);
+  if (!operatorKnown && x.knowledge.externalCrds.includes(d.group)) {
+    return {
+      message:
+        `${tier} applies ${d.object}, of kind ${d.kind} (${d.group}/${d.version}); tiers.yaml declares ${d.group} installed ` +
+        `outside Flux (externalCrds), but the cluster has no CRD of that group, so Flux cannot apply the tier.`,
+      hint: `Install the CRDs of ${d.group} the way they are meant to be installed (it is not a tier's job here), then \`standup resume\`.`,
+    };
+  }
+  if (!operatorKnown) {
+    return {
+      message:
+        `${tier} applies ${d.object}, of kind ${d.kind} (${d.group}/${d.version}), and no CRD for it exists anywhere standup ` +
+        `can see: none of group ${d.group} in the cluster, none in git, none in the CRD fallback (crds:), and no ` +
+        `runtimeCrds entry names an operator that creates it. Flux cannot apply the tier until that CRD exists; moving ` +
+        `the resource to another tier does not help.`,
+      hint:
+        `Add the CRD for ${d.kind}.${d.group} to git (in a tier that ${tier} dependsOn) or to crds: in tiers.yaml ` +
+        `(then \`standup crds\` and \`standup resume\`); if an operator creates it at runtime, declare it under runtimeCrds: with createdBy.`,
+    };
+  }
+  const message =
+    `${tier} is deadlocked on a second-order CRD: ${d.object} needs kind ${d.kind} (${d.group}/${d.version}), whose CRD ` +
+    `does not exist${declared?.createdBy ? ` until the operator reconciles a ${declared.createdBy.kind} (${declared.createdBy.group})` : ''}. ` +
+    `Flux dry-runs every object of the tier before applying any, so if the resource that makes an operator create ` +
+    `this CRD is in the same tier, it is never applied and the tier never converges.`;
+  const hint = entry
+    ? `Unblock it with the CRD fallback: \`standup crds\` applies ${entry.name} (${entry.file}), then \`standup resume\`. ` +
+      `For good, move ${d.object} to a tier that dependsOn ${tier} (\`standup check\` reports it as runtime-crd).`
+    : `No CRD fallback in tiers.yaml provides ${d.kind}.${d.group}: add its CRD manifest under \`crds:\` in tiers.yaml, run ` +
+      `\`standup crds\`, then \`standup resume\`; for good, move ${d.object} to a tier that dependsOn ${tier}.`;
+  return { message, hint };
+}
+
+/** Why each workload is not healthy, one indented line each (`Deployment/apps/web: 0/1 ready; web-x2: ...`). */
+export const workloadLines = (ws: readonly WorkloadReport[]): string => ws.filter((w) => w.readiness.state !== 'current').map((w) => `\n  ${w.object}: ${w.line}`).join('');
+
+const split = (key: string) => {
+  const i = key.indexOf('/');
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+};
 
 /** One status line for a tier, in the words `flux get ks` would use. */
 export function statusLine(r: Readiness): string {
@@ -44,10 +85,10 @@ export function statusLine(r: Readiness): string {
     case 'ready':
       return `Ready at ${shortRevision(r.revision)}`;
     case 'waiting':
-      return r.waitingFor ? `waiting for ${r.waitingFor}` : r.message;
+      return r.waitingFor ? `waiting for ${r.waitingFor}` : humanizeDurations(r.message);
     case 'not-found':
       return 'not applied yet';
     default:
-      return r.message || r.reason;
+      return humanizeDurations(r.message || r.reason);
   }
 }

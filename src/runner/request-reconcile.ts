@@ -6,12 +6,11 @@ import { retryTransient } from './retry.js';
 
 /**
  * Asks a Flux controller to reconcile `ref` now, as `flux reconcile` does: a merge patch of
- * `reconcile.fluxcd.io/requestedAt`. With dryRun it only reports. Returns the value written, which the controller
- * echoes in status.lastHandledReconcileAt once it has handled the request.
+ * `reconcile.fluxcd.io/requestedAt` = `value`. The controller echoes the value in status.lastHandledReconcileAt once
+ * it has handled the request. Returns the value.
  */
-export async function requestReconcile(o: { client: ClusterClient; emit: Emit; id: string; signal: AbortSignal; dryRun?: boolean; now?: () => number }, ref: ObjectRef): Promise<string> {
-  const value = new Date((o.now ?? Date.now)()).toISOString();
-  if (!o.dryRun) await retryTransient(() => o.client.patchMerge(ref, { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
-  o.emit({ type: 'change', id: o.id, object: refId(ref), action: `annotated ${REQUESTED_AT}=${value}`, dryRun: !!o.dryRun });
+export async function requestReconcile(o: { client: ClusterClient; emit: Emit; id: string; signal: AbortSignal }, ref: ObjectRef, value: string): Promise<string> {
+  await retryTransient(() => o.client.patchMerge(ref, { metadata: { annotations: { [REQUESTED_AT]: value } } }), o.signal);
+  o.emit({ type: 'change', id: o.id, object: refId(ref), action: `annotated ${REQUESTED_AT}=${value}`, dryRun: false });
   return value;
 }

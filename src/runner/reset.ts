@@ -1,140 +1,152 @@
-import { FLUX_KUSTOMIZATION } from '../cluster/client.js';
+import { FLUX_KUSTOMIZATION, type K8sObject } from '../cluster/client.js';
+import { AbortedError } from '../cluster/errors.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { splitKey } from '../model/ref.js';
-import { isRootSync } from '../plan/plan.js';
-import { InterruptedError, WaitTimeoutError } from './errors.js';
+import { abortError, WaitTimeoutError } from './errors.js';
 import type { Emit, StepInfo } from './events.js';
+import { timeoutFor, type RunTarget } from './inputs.js';
+import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { preflight } from './preflight.js';
-import { runCommand, stepsFor } from './run.js';
-import type { Session } from './session.js';
-import { runStep } from './step.js';
 import { retryTransient } from './retry.js';
-import type { TierOutcome } from './converge.js';
+import { setRootSuspended } from './root-sync.js';
+import { beforeWrites, runSteps, stepsFor, type RunOptions } from './run.js';
+import type { StepOutcome } from './steps.js';
 
 export interface ResetOptions {
   emit: Emit;
   signal: AbortSignal;
   dryRun?: boolean;
-  /** Asks the operator; resolves true to go ahead. Called after the guard, before any write. */
-  confirm?: (question: string) => Promise<boolean>;
+  /** Stand the cluster up again afterwards (`reset --up`): the steps of `up`, after the teardown. */
   up?: boolean;
+  /** For `--up`: the mirror, as for `up`. */
+  sourceUrl?: string;
+  force?: boolean;
   pollMs?: number;
 }
 
 const deleteId = (key: string) => `delete:${key}`;
 
 /** The root sync, and every other Kustomization in reverse tier order: dependents go before what they depend on. */
-export function teardownOrder(s: Session): { root: string | null; tiers: string[] } {
-  const root = [...s.ctx.graph.nodes.values()].find((k) => isRootSync(k, s.ctx.cluster.entry))?.key ?? null;
-  const tiers = s.ctx.plan.kustomizations.map((k) => k.key).filter((k) => k !== root).reverse();
+function teardownOrder(t: RunTarget): { root: string | null; tiers: string[] } {
+  const root = t.ctx.rootSync.key;
+  const tiers = t.ctx.plan.kustomizations.map((k) => k.key).filter((k) => k !== root).reverse();
   return { root, tiers };
 }
 
-export function resetSteps(s: Session, up: boolean): StepInfo[] {
-  const { tiers } = teardownOrder(s);
+function resetSteps(t: RunTarget, up: boolean): StepInfo[] {
+  const { tiers } = teardownOrder(t);
   return [
+    ...(up ? [{ id: 'check', kind: 'check' as const, title: 'Check the graph' }] : []),
     { id: 'preflight', kind: 'preflight', title: 'Preflight' },
     { id: 'suspend', kind: 'teardown', title: 'Suspend the root sync' },
     ...tiers.map((k): StepInfo => ({ id: deleteId(k), kind: 'teardown', title: `Delete ${k}` })),
     { id: 'namespaces', kind: 'teardown', title: 'Wait for pruned Namespaces to terminate' },
-    ...(up ? [{ id: 'unsuspend', kind: 'teardown' as const, title: 'Resume the root sync' }, ...stepsFor(s, 'resume').filter((x) => x.id !== 'preflight')] : []),
+    ...(up ? stepsFor(t, 'up').filter((x) => x.id !== 'preflight' && x.id !== 'check') : []),
   ];
 }
 
-/**
- * `standup reset`: only on a cluster marked resettable, behind the guard and a confirmation. Suspends the root sync
- * (so it does not re-create what is deleted), deletes every tier in reverse order and waits for each finalizer, so
- * that prune removes what the tier applied; then, with --up, resumes the root and stands everything up again.
- */
-export async function runReset(s: Session, o: ResetOptions): Promise<TierOutcome[]> {
-  assertResettable(s);
-  await runStep(o.emit, 'preflight', async () => ({ result: 'ok', message: await preflight(s, 'reset') }));
-  const { root, tiers } = teardownOrder(s);
-  if (o.confirm && !o.dryRun && !(await o.confirm(resetQuestion(s)))) {
-    throw new CliError('RESET_DECLINED', 'reset cancelled; nothing was changed', ExitCode.failure);
+/** Only a cluster tiers.yaml marks resettable may be torn down. Exit 4, like the context guard. */
+export function assertResettable(t: RunTarget): void {
+  if (!t.resettable) {
+    throw new CliError('RESET_REFUSED', `cluster ${t.name} is not marked resettable in tiers.yaml; standup reset refuses to tear it down`, ExitCode.guard,
+      `If this really is a disposable cluster, set resettable: true under clusters.${t.name} in tiers.yaml.`);
   }
-  await runStep(o.emit, 'suspend', async () => {
-    if (!root) return { result: 'skipped', message: 'no root sync Kustomization found in the plan' };
-    await patchSuspend(s, o, root, true);
-    return { result: 'ok', message: `${root} suspended` };
+}
+
+export const resetQuestion = (t: RunTarget): string =>
+  `Delete ${teardownOrder(t).tiers.length} Kustomizations, and everything they applied where prune is on, from cluster ${t.name} (context ${t.guard.actualContext}, ${t.guard.actualServer})?`;
+
+/**
+ * `standup reset`: only on a cluster marked resettable, behind the guard (the CLI asks for confirmation first).
+ * Suspends the root sync (so it does not re-create what is deleted, and records that standup did), deletes every
+ * tier in reverse order and waits for each finalizer, so that prune removes what the tier applied. The root stays
+ * suspended: `up` resumes it (and `resume` takes back standup's own suspension). With --up, the steps of `up` follow.
+ */
+export function runReset(t: RunTarget, o: ResetOptions): Promise<RunResult> {
+  const interruptedHint = 'Run `standup reset` again to finish the teardown, or `standup up` to stand the cluster up again.';
+  return drive(
+    { cluster: t.name, command: o.up ? 'reset --up' : 'reset', steps: resetSteps(t, !!o.up), dryRun: !!o.dryRun, client: t.client, emit: o.emit, signal: o.signal, overallMs: t.timeouts.overallMs, interruptedHint },
+    async (s) => {
+      assertResettable(t);
+      // With --up, what would stop the stand-up is found before the teardown, not after it.
+      const up: RunOptions = { emit: s.emit, signal: s.signal, dryRun: o.dryRun, sourceUrl: o.sourceUrl, force: o.force };
+      const sync = o.up ? await beforeWrites(t, 'up', up, s) : [];
+      await s.steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, 'reset', s.emit) }));
+      await teardown(t, o, s);
+      if (o.up) {
+        const outcomes = await runSteps(t, 'up', up, s, sync);
+        return o.dryRun ? 'dry run: nothing was written' : `reset and stood up again: ${outcomes.length} Kustomizations Ready`;
+      }
+      const root = t.ctx.rootSync.key;
+      if (o.dryRun) return 'dry run: nothing was written';
+      if (root) s.emit({ type: 'log', level: 'info', message: `the root sync ${root} stays suspended, so Flux does not re-create what was deleted; \`standup up\` resumes it and stands everything up again` });
+      return root ? `reset done; the root sync ${root} is left suspended (\`standup up\` resumes it)` : 'reset done';
+    },
+  );
+}
+
+async function teardown(t: RunTarget, o: ResetOptions, s: RunScope): Promise<void> {
+  const { root, tiers } = teardownOrder(t);
+  const dry = !!o.dryRun;
+  await s.steps.run('suspend', async () => {
+    if (!root) return { result: 'skipped', message: 'no root sync Kustomization in the plan' };
+    await setRootSuspended({ client: t.client, emit: s.emit, id: 'suspend', signal: s.signal, dryRun: dry }, t.ctx.rootSync, true);
+    return { result: 'ok', message: dry ? `would suspend ${root}` : `${root} suspended` };
   });
   const namespaces = new Set<string>();
   for (const key of tiers) {
-    await runStep(o.emit, deleteId(key), async () => {
-      for (const ns of await prunedNamespaces(s, key)) namespaces.add(ns);
-      return deleteAndWait(s, o, key);
+    await s.steps.run(deleteId(key), async () => {
+      const live = await retryTransient(() => t.client.find(ksRef(key)), s.signal);
+      for (const ns of prunedNamespaces(live)) namespaces.add(ns);
+      return deleteAndWait(t, o, s, key, !!live);
     });
   }
   // Prune deletes Namespaces in the background; until they are gone, re-applying them fails, so wait here.
-  await runStep(o.emit, 'namespaces', () => waitNamespacesGone(s, o, [...namespaces].sort()));
-  if (!o.up) return [];
-  await runStep(o.emit, 'unsuspend', async () => {
-    if (!root) return { result: 'skipped', message: 'no root sync' };
-    await patchSuspend(s, o, root, false);
-    return { result: 'ok', message: `${root} resumed` };
-  });
-  return runCommand(s, 'resume', { emit: o.emit, signal: o.signal, dryRun: o.dryRun, skipPreflight: true });
+  await s.steps.run('namespaces', () => waitNamespacesGone(t, o, s, [...namespaces].sort()));
 }
 
-/** Only a cluster tiers.yaml marks resettable may be torn down. Exit 4, like the context guard. */
-export function assertResettable(s: Session): void {
-  if (!s.entry?.resettable) {
-    throw new CliError('RESET_REFUSED', `cluster ${s.name} is not marked resettable in tiers.yaml; standup reset refuses to tear it down`, ExitCode.guard,
-      `If this really is a disposable cluster, set resettable: true under clusters.${s.name} in tiers.yaml.`);
-  }
-}
+const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });
 
-export const resetQuestion = (s: Session): string =>
-  `Delete ${teardownOrder(s).tiers.length} Kustomizations, and everything they applied where prune is on, from cluster ${s.name} (context ${s.kube.context}, ${s.kube.server})?`;
-
-async function patchSuspend(s: Session, o: ResetOptions, key: string, suspend: boolean): Promise<void> {
-  const { namespace, name } = splitKey(key);
-  // null removes the field, so the spec from git (which has no suspend) owns it again.
-  const patch = { spec: { suspend: suspend ? true : null } };
-  o.emit({ type: 'change', id: suspend ? 'suspend' : 'unsuspend', object: `Kustomization/${key}`, action: suspend ? 'suspended' : 'resumed', dryRun: !!o.dryRun });
-  if (!o.dryRun) await retryTransient(() => s.client.patchMerge({ ...FLUX_KUSTOMIZATION, namespace, name }, patch), o.signal);
-}
-
-async function deleteAndWait(s: Session, o: ResetOptions, key: string) {
-  const { namespace, name } = splitKey(key);
-  const ref = { ...FLUX_KUSTOMIZATION, namespace, name };
-  const existed = await s.client.delete(ref, { propagationPolicy: 'Background', dryRun: o.dryRun });
-  o.emit({ type: 'change', id: deleteId(key), object: `Kustomization/${key}`, action: existed ? 'deleted' : 'already gone', dryRun: !!o.dryRun });
-  if (!existed) return { result: 'skipped' as const, message: 'already gone' };
-  if (o.dryRun) return { result: 'ok' as const, message: 'would delete' };
-  const deadline = Date.now() + s.timeoutFor(key);
+async function deleteAndWait(t: RunTarget, o: ResetOptions, s: RunScope, key: string, exists: boolean): Promise<StepOutcome> {
+  const ref = ksRef(key);
+  const dry = !!o.dryRun;
+  const existed = exists && (await retryTransient(() => t.client.delete(ref, { propagationPolicy: 'Background', dryRun: dry }), s.signal));
+  s.emit({ type: 'change', id: deleteId(key), object: `Kustomization/${key}`, action: existed ? 'deleted' : 'already gone', dryRun: dry });
+  if (!existed) return { result: 'skipped', message: 'already gone' };
+  if (dry) return { result: 'ok', message: 'would delete it and wait for its finalizer (prune)' };
   // The finalizer runs kustomize-controller's prune; the object disappears once everything it applied is deleted.
-  for (;;) {
-    if (o.signal.aborted) throw new InterruptedError();
-    if ((await retryTransient(() => s.client.find(ref), o.signal)) === undefined) return { result: 'ok' as const, message: 'deleted, finalizer done' };
-    if (Date.now() > deadline) throw new WaitTimeoutError(`${key} is still being deleted (its finalizer has not finished pruning)`, [key]);
-    await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+  try {
+    await t.client.waitDeleted(ref, { timeoutMs: timeoutFor(t.timeouts, key), signal: s.signal, pollMs: o.pollMs });
+  } catch (e) {
+    if (e instanceof AbortedError) throw abortError(s.signal);
+    if (e instanceof CliError && e.exitCode === ExitCode.timeout) throw new WaitTimeoutError(`${key} is still being deleted (its finalizer has not finished pruning): ${e.message}`, [key], 'Run `standup reset` again once it is gone (kubectl get ks -A).');
+    throw e;
   }
+  return { result: 'ok', message: 'deleted, finalizer done' };
 }
 
 /** Namespaces in a Kustomization's inventory (ids `_<name>__Namespace`) that its prune will delete. */
-async function prunedNamespaces(s: Session, key: string): Promise<string[]> {
-  const { namespace, name } = splitKey(key);
-  const live = await s.client.find({ ...FLUX_KUSTOMIZATION, namespace, name });
+function prunedNamespaces(live: K8sObject | undefined): string[] {
   const spec = live?.spec as { prune?: boolean } | undefined;
   if (!live || !spec?.prune) return [];
-  const entries = ((live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? []);
+  const entries = (live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? [];
   return entries.map((e) => /^_([^_]+)__Namespace$/.exec(e.id)?.[1]).filter((n): n is string => !!n);
 }
 
-async function waitNamespacesGone(s: Session, o: ResetOptions, names: string[]) {
-  if (names.length === 0) return { result: 'skipped' as const, message: 'no Namespaces pruned' };
-  if (o.dryRun) return { result: 'ok' as const, message: `would wait for ${names.join(', ')}` };
-  const deadline = Date.now() + s.timeoutFor('namespaces');
-  for (;;) {
-    if (o.signal.aborted) throw new InterruptedError();
-    const left = [];
-    for (const name of names) {
-      if (await retryTransient(() => s.client.find({ apiVersion: 'v1', kind: 'Namespace', name }), o.signal)) left.push(name);
-    }
-    if (left.length === 0) return { result: 'ok' as const, message: `${names.length} Namespaces gone` };
-    o.emit({ type: 'step-status', id: 'namespaces', state: 'progressing', message: `terminating: ${left.join(', ')}` });
-    if (Date.now() > deadline) throw new WaitTimeoutError(`Namespaces still terminating: ${left.join(', ')} (is kube-controller-manager running?)`, left);
-    await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
+async function waitNamespacesGone(t: RunTarget, o: ResetOptions, s: RunScope, names: string[]): Promise<StepOutcome> {
+  if (names.length === 0) return { result: 'skipped', message: 'no Namespaces pruned' };
+  if (o.dryRun) return { result: 'ok', message: `would wait for ${names.join(', ')}` };
+  const timeoutMs = timeoutFor(t.timeouts, 'namespaces');
+  try {
+    await Promise.all(
+      names.map(async (name) => {
+        await t.client.waitDeleted({ apiVersion: 'v1', kind: 'Namespace', name }, { timeoutMs, signal: s.signal, pollMs: o.pollMs });
+      }),
+    );
+  } catch (e) {
+    if (e instanceof AbortedError) throw abortError(s.signal);
+    if (e instanceof CliError && e.exitCode === ExitCode.timeout) throw new WaitTimeoutError(`Namespaces still terminating: ${e.message} (is kube-controller-manager running?)`, names);
+    throw e;
   }
+  return { result: 'ok', message: `${names.length} Namespaces gone` };
 }

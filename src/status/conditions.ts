@@ -34,6 +34,8 @@ export interface LiveKustomization {
     lastAppliedRevision?: string;
     lastAttemptedRevision?: string;
     lastHandledReconcileAt?: string;
+    /** What it applied: `{id: "<ns>_<name>_<group>_<Kind>", v: "<version>"}` per object. */
+    inventory?: { entries?: { id: string; v?: string }[] };
     [k: string]: unknown;
   };
 }

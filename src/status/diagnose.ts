@@ -86,11 +86,6 @@ function pending(object: string, status: string, error?: string): PendingObject 
 }
 
 /** Diagnoses a Kustomization's Ready message: the CRD deadlock, or the objects a health check waited on. */
-export function diagnose(ks: { status?: { conditions?: { type: string; message?: string }[] } } | undefined): Diagnosis | null {
-  const msg = ks?.status?.conditions?.find((c) => c.type === 'Ready')?.message;
-  return diagnoseMessage(msg);
-}
-
 export function diagnoseMessage(message: string | undefined): Diagnosis | null {
   return parseMissingCrd(message) ?? parseHealthCheck(message);
 }

@@ -1,7 +1,7 @@
 // A Flux Kustomization's readiness with kustomize-controller's exact meaning (FLUX.md §1, §2, §9). Pure: it reads the
 // object it is given and never fetches.
 
-import { findCondition, REQUESTED_AT, type Condition, type LiveKustomization } from './conditions.js';
+import { findCondition, type Condition, type LiveKustomization } from './conditions.js';
 import { diagnoseMessage, parseDependency, type Diagnosis } from './diagnose.js';
 
 export type ReadinessState = 'ready' | 'progressing' | 'waiting' | 'failed' | 'suspended' | 'not-found' | 'stale';
@@ -18,6 +18,11 @@ export interface Readiness {
   waitingFor?: string;
   /** For `failed` (and health-check progress): the structured diagnosis when the message allows one. */
   diagnosis?: Diagnosis;
+  /**
+   * A state KC passes through within one status update (Ready=True written a moment before observedGeneration):
+   * true, so a live view does not flash a line that is stale before it is read.
+   */
+  transient?: boolean;
 }
 
 export interface ReadinessOptions {
@@ -93,7 +98,7 @@ export function kustomizationReadiness(ks: LiveKustomization | undefined | null,
 
   if (ready.status === 'True') {
     if (generation !== undefined && observed !== generation) {
-      return { state: 'progressing', reason: 'StaleGeneration', message: `generation ${generation} not reconciled yet (observed ${observed ?? 'none'})`, revision };
+      return { state: 'progressing', reason: 'StaleGeneration', message: `generation ${generation} not reconciled yet (observed ${observed ?? 'none'})`, revision, transient: true };
     }
     if (o.sourceRevision !== undefined && revision !== o.sourceRevision) {
       return { state: 'stale', reason: 'StaleRevision', message: `applied ${revision ?? 'nothing'}, source is at ${o.sourceRevision}`, revision };
@@ -151,16 +156,5 @@ const diag = (message: string): { diagnosis?: Diagnosis } => {
   const d = diagnoseMessage(message);
   return d ? { diagnosis: d } : {};
 };
-
-/**
- * True once KC has handled the reconcile request `requestedAt` (the value standup wrote to the
- * `reconcile.fluxcd.io/requestedAt` annotation): status.lastHandledReconcileAt equals it.
- */
-export function reconcileRequested(ks: LiveKustomization | undefined | null, requestedAt: string): boolean {
-  return ks?.status?.lastHandledReconcileAt === requestedAt;
-}
-
-/** The requestedAt annotation currently on the object, if any. */
-export const requestedAtOf = (ks: LiveKustomization | undefined | null): string | undefined => ks?.metadata.annotations?.[REQUESTED_AT];
 
 export type { Condition };

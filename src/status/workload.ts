@@ -1,72 +1,57 @@
-// Why a workload a health check waits on is not healthy, in a line: a Deployment's ready count and its pods'
-// reasons (`0/1 ready; web-7d9c-x2: ErrImageNeverPull`, `...: running, readiness probe failing`), a HelmRelease's
-// Ready message (helm-controller's words, which quote source-controller's when the chart is missing). Pure.
+// Why a workload a tier (or the Flux install) waits on is not healthy, in one line, with what to check: a
+// Deployment's ready count and its pods' reasons (`0/1 ready; source-controller-7d9f-x2: ErrImageNeverPull: ...`),
+// a HelmRelease's Ready message (helm-controller's words). Pure.
 
-interface Cond {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
+import { deploymentReadiness, type LiveDeployment, type WorkloadReadiness } from './deployment.js';
+import { podAdvice, summarizePods, type LivePod, type PodContext, type PodProblemKind } from './pod.js';
+
+export interface WorkloadReport {
+  /** `Deployment/ns/name` */
+  object: string;
+  readiness: WorkloadReadiness;
+  /** `0/1 ready; web-7d9f-x2: readiness probe failing` (kstatus' message when no pod says more). */
+  line: string;
+  /** What to check next; empty when the Deployment is current. */
+  advice: string;
+  /** Waiting will not help: the image can never be pulled, or the rollout's deadline passed. */
+  terminal: boolean;
+  /** The first pod's problem, when a pod has one. */
+  problem: PodProblemKind | null;
 }
 
-export interface LiveDeployment {
-  metadata: { name: string; namespace?: string };
-  spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
-  status?: { readyReplicas?: number; updatedReplicas?: number; conditions?: Cond[] };
-}
+const TERMINAL: ReadonlySet<PodProblemKind> = new Set(['image-never-pull']);
 
-export interface LivePod {
-  metadata: { name: string; deletionTimestamp?: string };
-  spec?: { containers?: { name: string; readinessProbe?: unknown }[] };
-  status?: {
-    phase?: string;
-    conditions?: Cond[];
-    containerStatuses?: {
-      name: string;
-      ready?: boolean;
-      restartCount?: number;
-      state?: { waiting?: { reason?: string; message?: string }; running?: unknown; terminated?: { reason?: string; exitCode?: number } };
-    }[];
-  };
-}
-
-/** One pod's reason for not being ready, or null when it is ready. */
-export function podReason(p: LivePod): string | null {
-  if (p.metadata.deletionTimestamp) return 'terminating';
-  const scheduled = p.status?.conditions?.find((c) => c.type === 'PodScheduled');
-  if (scheduled?.status === 'False') return `unschedulable: ${scheduled.message ?? scheduled.reason ?? ''}`.trim();
-  const statuses = p.status?.containerStatuses ?? [];
-  if (statuses.length > 0 && statuses.every((c) => c.ready)) return null;
-  for (const c of statuses) {
-    const w = c.state?.waiting;
-    // ErrImageNeverPull, ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError: kubelet's own reasons.
-    if (w?.reason && w.reason !== 'ContainerCreating') return `${w.reason}${w.message ? ` (${w.message})` : ''}`;
-    if (c.state?.terminated) return `${c.name} terminated: ${c.state.terminated.reason ?? `exit ${c.state.terminated.exitCode}`}`;
-  }
-  const running = statuses.find((c) => c.state?.running && !c.ready);
-  if (running) {
-    const probe = p.spec?.containers?.find((c) => c.name === running.name)?.readinessProbe;
-    return probe ? 'running, readiness probe failing' : 'running, not ready';
-  }
-  return (p.status?.phase ?? 'Pending').toLowerCase();
-}
-
-export function deploymentSummary(d: LiveDeployment, pods: LivePod[]): string {
-  const want = d.spec?.replicas ?? 1;
-  const ready = d.status?.readyReplicas ?? 0;
-  const why = pods.map((p) => [p.metadata.name, podReason(p)] as const).filter(([, r]) => r !== null);
-  const id = `Deployment/${d.metadata.namespace ? `${d.metadata.namespace}/` : ''}${d.metadata.name}`;
-  const progress = d.status?.conditions?.find((c) => c.type === 'Progressing' && c.status === 'False');
-  return `${id}: ${ready}/${want} ready${why.length ? `; ${why.map(([n, r]) => `${n}: ${r}`).join('; ')}` : ''}${progress?.message ? `; ${progress.message}` : ''}`;
+export function describeDeployment(d: LiveDeployment | undefined, namespace: string, name: string, pods: readonly LivePod[], ctx: PodContext): WorkloadReport {
+  const object = `Deployment/${namespace}/${name}`;
+  const readiness = deploymentReadiness(d);
+  if (readiness.state === 'not-found') return { object, readiness, line: 'not found', advice: `it was never applied, or was deleted: kubectl get deploy -n ${namespace}`, terminal: false, problem: null };
+  if (readiness.state === 'current') return { object, readiness, line: `${readiness.ready} ready`, advice: '', terminal: false, problem: null };
+  const { line: podLine, problems } = summarizePods(pods, ctx);
+  const first = problems[0];
+  const why = podLine || (pods.length === 0 ? 'no pods yet' : readiness.message);
+  const advice = first ? podAdvice(first.kind, namespace, first.pod) : `kubectl describe deploy -n ${namespace} ${name}`;
+  const terminal = readiness.state === 'failed' || problems.some((p) => TERMINAL.has(p.kind));
+  const deadline = readiness.state === 'failed' && podLine ? `; ${readiness.message}` : '';
+  return { object, readiness, line: `${readiness.ready} ready; ${why}${deadline}`, advice, terminal, problem: first?.kind ?? null };
 }
 
 export interface LiveHelmRelease {
-  metadata: { name: string; namespace?: string };
-  status?: { conditions?: Cond[] };
+  metadata: { name: string; namespace?: string; generation?: number };
+  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
-export function helmReleaseSummary(h: LiveHelmRelease): string {
-  const ready = h.status?.conditions?.find((c) => c.type === 'Ready');
-  const id = `HelmRelease/${h.metadata.namespace ? `${h.metadata.namespace}/` : ''}${h.metadata.name}`;
-  return ready ? `${id}: ${ready.message ?? ready.reason ?? `Ready=${ready.status}`}` : `${id}: no Ready condition yet`;
+/** A HelmRelease as the health check saw it: helm-controller's Ready message (it quotes the chart's own errors). */
+export function describeHelmRelease(h: LiveHelmRelease | undefined, namespace: string, name: string): WorkloadReport {
+  const object = `HelmRelease/${namespace}/${name}`;
+  const ready = h?.status?.conditions?.find((c) => c.type === 'Ready');
+  const state: WorkloadReadiness['state'] = !h ? 'not-found' : ready?.status === 'True' ? 'current' : ready?.status === 'False' ? 'failed' : 'in-progress';
+  const line = !h ? 'not found' : ready ? (ready.message ?? ready.reason ?? `Ready=${ready.status}`).trim().split('\n')[0]! : 'no Ready condition yet';
+  return {
+    object,
+    readiness: { state, ready: ready?.status ?? '-', message: line },
+    line,
+    advice: h ? `flux get helmrelease -n ${namespace} ${name}, and helm-controller's events (kubectl describe hr -n ${namespace} ${name})` : `kubectl get hr -n ${namespace}`,
+    terminal: false,
+    problem: null,
+  };
 }

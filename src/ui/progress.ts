@@ -1,6 +1,6 @@
 import type { Ora } from 'ora';
 
-/** A one-line progress indicator for work that listr2 does not draw (loading the repository in plan, check, diff). */
+/** A one-line progress indicator for work the live view does not draw (loading the repository in plan, check, diff). */
 export interface Progress {
   update(done: number, total: number): void;
   stop(): void;

@@ -1,5 +1,6 @@
 import type { PlanContext } from '../plan/plan.js';
 import { findCondition, type LiveKustomization, type LiveSource } from '../status/conditions.js';
+import { humanizeDurations } from '../status/durations.js';
 import { kustomizationReadiness } from '../status/kustomization.js';
 import { shortRevision } from '../status/revision.js';
 import { sourceReadiness } from '../status/source.js';
@@ -15,9 +16,12 @@ export interface StatusRow {
   state: string;
   reason: string;
   revision: string | null;
+  /** spec.suspend (false, too, when the object does not exist: `exists` says which). */
   suspended: boolean;
   createdAt: string | null;
   message: string;
+  /** The Kustomization exists in the cluster. */
+  exists: boolean;
 }
 
 /** Builds the rows in tier order from live objects. Pure. */
@@ -38,6 +42,7 @@ export function statusRows(ctx: PlanContext, kss: Map<string, LiveKustomization>
       createdAt: live?.metadata.creationTimestamp ?? null,
       // flux get ks prints `waiting to be reconciled` when there is no Ready condition yet.
       message: live ? (ready?.message ?? 'waiting to be reconciled').trim().split('\n')[0]! : 'not found in the cluster',
+      exists: !!live,
     };
   });
 }
@@ -53,10 +58,29 @@ export function age(from: string | null, now: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
+export interface TableOptions {
+  /** Print the column names (kubectl's --no-headers turns them off). */
+  header: boolean;
+  /** `wide`: STATE and REASON columns, and MESSAGE whole. */
+  wide: boolean;
+  /** The terminal's width: MESSAGE is cut to what is left of it (not in wide). */
+  columns?: number;
+}
+
 /** The `flux get ks`-style table, in tier order. */
-export function renderStatusTable(rows: StatusRow[], now: number): string {
-  return table(
-    ['LEVEL', 'NAME', 'READY', 'REVISION', 'SUSPENDED', 'AGE', 'MESSAGE'],
-    rows.map((r) => [r.level === null ? '-' : String(r.level), r.key, r.ready, shortRevision(r.revision) || '-', r.suspended ? 'True' : 'False', age(r.createdAt, now), shortRevision(r.message)]),
-  ) + '\n';
+export function renderStatusTable(rows: StatusRow[], now: number, o: TableOptions = { header: true, wide: false }): string {
+  const header = ['LEVEL', 'NAME', 'READY', 'REVISION', 'SUSPENDED', 'AGE', ...(o.wide ? ['STATE', 'REASON'] : []), 'MESSAGE'];
+  const cells = rows.map((r) => [
+    r.level === null ? '-' : String(r.level),
+    r.key,
+    r.ready,
+    shortRevision(r.revision) || '-',
+    r.exists ? (r.suspended ? 'True' : 'False') : '-',
+    age(r.createdAt, now),
+    ...(o.wide ? [r.state, r.reason] : []),
+    humanizeDurations(shortRevision(r.message)),
+  ]);
+  const columns = o.columns;
+  const lastWidth = !o.wide && columns ? (used: number) => Math.max(10, columns - used - 1) : undefined;
+  return rows.length === 0 && !o.header ? '' : table(header, cells, '  ', { header: o.header, lastWidth }) + '\n';
 }

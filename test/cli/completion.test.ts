@@ -38,7 +38,7 @@ describe('standup completion bash', () => {
     ['standup diff --ex', ['--exit-code']],
     ['standup completion ', ['bash', 'fish', 'zsh']],
     ['standup plan --cluster ', ['dev', 'prod']],
-    ['standup --cluster dev status -o ', ['json', 'text', 'yaml']],
+    ['standup --cluster dev status -o ', ['json', 'text', 'wide', 'yaml']],
     ['standup version --', ['--client', '--cluster', '--context', '--help', '--kubeconfig', '--no-cache', '--output', '--path', '--repo', '--request-timeout', '--source', '--verbose']],
   ])('%j', async (line, expected) => {
     expect(await complete(line)).toEqual(expected);

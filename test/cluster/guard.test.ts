@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkClusterContext, checkContext, GuardError } from '../../src/cluster/guard.js';
+import { checkContext, GuardError } from '../../src/cluster/guard.js';
 import { ExitCode } from '../../src/model/errors.js';
 
 describe('checkContext', () => {
@@ -31,12 +31,5 @@ describe('checkContext', () => {
     if (r.ok) throw new Error('expected a refusal');
     expect(r.error.message).toContain('https://api.dev.example:6443');
     expect(r.error.message).toContain('https://api.prod.example:6443');
-  });
-});
-
-describe('checkClusterContext', () => {
-  it('maps a tiers.yaml entry onto the check', () => {
-    expect(checkClusterContext('homelab', { context: 'homelab' }, { context: 'homelab', server: 'https://x' }).ok).toBe(true);
-    expect(checkClusterContext('homelab', { context: 'homelab', server: 'https://y' }, { context: 'homelab', server: 'https://x' }).ok).toBe(false);
   });
 });

@@ -190,3 +190,25 @@ describe('transport failures', () => {
     expect(client.stats().requests).toBe(api.log.length);
   });
 });
+
+describe('reachability', () => {
+  it('goes unreachable when the API server goes away, stays so while watches fail to connect, and comes back', async () => {
+    api.resources.push({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
+    const c = createClusterClient(api.kubeconfig(), { requestTimeoutMs: 2000, backoff: { initialMs: 5, maxMs: 20, factor: 2 } });
+    const seen: boolean[] = [];
+    c.onReachability((r) => seen.push(r.reachable));
+    const ac = new AbortController();
+    const it = c.observe({ apiVersion: 'v1', kind: 'ConfigMap' }, ac.signal)[Symbol.asyncIterator]();
+    await it.next();
+    const port = api.port;
+    await api.stop();
+    await new Promise((r) => setTimeout(r, 300)); // many failed reconnects
+    expect(c.reachability().reachable).toBe(false);
+    expect(seen).toEqual([false]); // said once, no flapping
+    api = await new FakeApiServer().start(port);
+    await c.serverVersion();
+    expect(seen).toEqual([false, true]);
+    ac.abort();
+    await it.return?.();
+  });
+});

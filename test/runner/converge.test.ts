@@ -1,98 +1,111 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterClient } from '../../src/cluster/client.js';
 import { converge } from '../../src/runner/converge.js';
 import type { RunEvent } from '../../src/runner/events.js';
 import { LiveState } from '../../src/runner/live-state.js';
+import { StepTracker } from '../../src/runner/steps.js';
 import { cluster, ks, plan } from '../helpers/model.js';
-import { FakeFlux } from './fake-flux.js';
+import { FakeCluster } from '../fakes/fake-cluster.js';
 
+// crds <- platform <- apps, and crds <- tools
 const chain = () => plan(cluster('dev', [ks('crds'), ks('platform', { dependsOn: ['crds'] }), ks('apps', { dependsOn: ['platform'] }), ks('tools', { dependsOn: ['crds'] })]));
+const requested = (o: { metadata: { annotations?: Record<string, string> } }) => o.metadata.annotations!['reconcile.fluxcd.io/requestedAt']!;
 
-async function run(flux: FakeFlux, o: { timeoutMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[] } = {}) {
+async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[] } = {}) {
   const events: RunEvent[] = [];
   const ac = new AbortController();
-  const client = flux as unknown as ClusterClient;
-  const live = new LiveState(client, ac.signal);
+  const live = new LiveState(flux, ac.signal);
   await live.start();
+  const emit = (e: RunEvent) => events.push(e);
+  if (o.abortAfterMs !== undefined) setTimeout(() => ac.abort(), o.abortAfterMs);
   try {
-    const outcomes = await converge({ ctx: chain(), client, live, emit: (e) => events.push(e), signal: ac.signal, timeoutFor: () => o.timeoutMs ?? 5000, fallback: o.fallback ?? [], tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 } });
+    const outcomes = await converge({
+      ctx: chain(), client: flux, live, emit, steps: new StepTracker(emit), signal: ac.signal,
+      timeouts: { defaultMs: o.timeoutMs ?? 5000, tiers: {}, overallMs: Infinity },
+      fallback: o.fallback ?? [], knowledge: { runtimeCrds: [], groupsInGit: new Set(), externalCrds: [] },
+      tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 },
+    });
     return { outcomes, events };
   } catch (error) {
-    return { error: error as Error & { exitCode?: number; hint?: string }, events };
+    return { error: error as Error & { exitCode?: number; hint?: string; code?: string }, events };
   } finally {
     ac.abort();
   }
 }
 
+const ends = (events: RunEvent[]) => Object.fromEntries(events.flatMap((e) => (e.type === 'step-end' ? [[e.id.slice('tier:flux-system/'.length), e.result]] : [])));
+
 describe('converge', () => {
   it('requests each tier the moment its dependencies are Ready, in dependency order', async () => {
-    const flux = new FakeFlux();
+    const flux = new FakeCluster();
     for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);
-    flux.onRequest = (key, o) => flux.ready(key.split('/')[1]!, o.metadata.annotations!['reconcile.fluxcd.io/requestedAt']);
+    flux.onRequest = (key, o) => flux.ready(key.split('/')[1]!, requested(o));
     const { outcomes } = await run(flux);
-    const requested = flux.patches.map((p) => p.key);
-    expect(requested[0]).toBe('Kustomization/flux-system/crds');
-    expect(requested.indexOf('Kustomization/flux-system/platform')).toBeLessThan(requested.indexOf('Kustomization/flux-system/apps'));
-    expect(new Set(requested).size).toBe(4); // each once, never repeated
+    const order = flux.writes.map((p) => p.id);
+    expect(order[0]).toBe('Kustomization/flux-system/crds');
+    expect(order.indexOf('Kustomization/flux-system/platform')).toBeLessThan(order.indexOf('Kustomization/flux-system/apps'));
+    expect(new Set(order).size).toBe(4); // each once, never repeated
     expect(outcomes?.map((x) => [x.key, x.result])).toEqual(expect.arrayContaining([['flux-system/apps', 'ok'], ['flux-system/tools', 'ok']]));
   });
 
   it('skips what is already Ready at the current revision and annotates nothing for it (resume)', async () => {
-    const flux = new FakeFlux();
-    flux.ks('crds', 'ready');
-    flux.ks('platform', 'ready');
-    flux.ks('tools', 'ready');
+    const flux = new FakeCluster();
+    for (const n of ['crds', 'platform', 'tools']) flux.ks(n, 'ready');
     flux.ks('apps');
-    flux.onRequest = (key) => flux.ready(key.split('/')[1]!);
+    flux.onRequest = (key, o) => flux.ready(key.split('/')[1]!, requested(o));
     const { outcomes } = await run(flux);
     expect(outcomes?.filter((x) => x.result === 'skipped').map((x) => x.key).sort()).toEqual(['flux-system/crds', 'flux-system/platform', 'flux-system/tools']);
-    expect(flux.patches.map((p) => p.key)).toEqual(['Kustomization/flux-system/apps']);
+    expect(flux.writes.map((p) => p.id)).toEqual(['Kustomization/flux-system/apps']);
   });
 
   it('diagnoses the second-order CRD deadlock and points at the fallback, once Flux has handled the request', async () => {
-    const flux = new FakeFlux();
+    const flux = new FakeCluster();
     flux.ks('crds', 'ready');
+    flux.ks('tools', 'ready');
     flux.ks('platform', 'failed', 'StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"\n');
     flux.ks('apps');
-    flux.ks('tools', 'ready');
-    flux.onRequest = (key, o) => {
-      (o.status as Record<string, unknown>).lastHandledReconcileAt = o.metadata.annotations!['reconcile.fluxcd.io/requestedAt'];
-      flux.put(o);
-    };
+    flux.onRequest = (key, o) => flux.fail('platform', requested(o), 'StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"\n');
     const { error, events } = await run(flux, { fallback: [{ group: 'cdi.kubevirt.io', kind: 'StorageProfile', name: 'storageprofiles.cdi.kubevirt.io', file: 'bootstrap/crds.yaml' }] });
     expect(error?.exitCode).toBe(1);
     expect(error?.message).toContain('flux-system/platform is deadlocked on a second-order CRD');
     expect(error?.hint).toContain('`standup crds` applies storageprofiles.cdi.kubevirt.io (bootstrap/crds.yaml)');
-    expect(events.some((e) => e.type === 'step-end' && e.id === 'tier:flux-system/platform' && e.result === 'failed')).toBe(true);
+    expect(ends(events)).toMatchObject({ platform: 'failed', apps: 'not-run' });
+  });
+
+  it('says "no CRD and no operator known" for a kind nothing provides, instead of a deadlock it cannot be', async () => {
+    const flux = new FakeCluster();
+    flux.ks('crds', 'ready');
+    flux.ks('tools', 'ready');
+    flux.ks('platform');
+    flux.ks('apps');
+    flux.onRequest = (key, o) => flux.fail('platform', requested(o), 'Widget/x dry-run failed: no matches for kind "Widget" in version "nowhere.example.com/v1"');
+    const { error } = await run(flux);
+    expect(error?.message).toContain('no CRD for it exists anywhere standup can see');
+    expect(error?.message).not.toContain('deadlocked');
+    expect(error?.hint).toContain('Add the CRD for Widget.nowhere.example.com to git');
   });
 
   it('does not fail on a failure left from before its own reconcile request', async () => {
-    const flux = new FakeFlux();
+    const flux = new FakeCluster();
     flux.ks('crds', 'ready');
     flux.ks('tools', 'ready');
     flux.ks('platform', 'failed', 'X/y dry-run failed: no matches for kind "X" in version "a.io/v1"');
     flux.ks('apps');
     // The fix (say `standup crds`) happened; the re-reconcile standup requests succeeds.
-    flux.onRequest = (key, o) => setTimeout(() => flux.ready(key.split('/')[1]!, o.metadata.annotations!['reconcile.fluxcd.io/requestedAt']), 30);
+    flux.onRequest = (key, o) => setTimeout(() => flux.ready(key.split('/')[1]!, requested(o)), 30);
     const { outcomes, error } = await run(flux);
     expect(error).toBeUndefined();
     expect(outcomes?.map((x) => x.key)).toContain('flux-system/apps');
   });
 
   it('asks Flux once more after a one-off failure, and goes on when the second attempt succeeds', async () => {
-    const flux = new FakeFlux();
-    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n, n === 'platform' ? 'new' : 'ready');
+    const flux = new FakeCluster();
+    for (const n of ['crds', 'apps', 'tools']) flux.ks(n, 'ready');
+    flux.ks('platform');
     let attempts = 0;
     flux.onRequest = (key, o) => {
       attempts++;
-      const handled = o.metadata.annotations!['reconcile.fluxcd.io/requestedAt'];
-      if (attempts === 1) {
-        flux.ks('platform', 'failed', 'kustomize build failed: evalsymlink failure on /tmp/kustomization-1: no such file or directory');
-        const live = flux.objects.get('Kustomization/flux-system/platform')!;
-        (live.status as Record<string, unknown>).conditions = [{ type: 'Ready', status: 'False', reason: 'BuildFailed', message: 'kustomize build failed: lstat /tmp/kustomization-1: no such file or directory' }];
-        (live.status as Record<string, unknown>).lastHandledReconcileAt = handled;
-        flux.put(live);
-      } else flux.ready(key.split('/')[1]!, handled);
+      if (attempts === 1) flux.fail('platform', requested(o), 'kustomize build failed: lstat /tmp/kustomization-1: no such file or directory', 'BuildFailed');
+      else flux.ready(key.split('/')[1]!, requested(o));
     };
     const { outcomes, error, events } = await run(flux);
     expect(error).toBeUndefined();
@@ -102,47 +115,67 @@ describe('converge', () => {
   });
 
   it('asks Flux again, backing off, after transient API failures it would otherwise retry only after retryInterval', async () => {
-    const flux = new FakeFlux();
-    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n, n === 'platform' ? 'new' : 'ready');
+    const flux = new FakeCluster();
+    for (const n of ['crds', 'apps', 'tools']) flux.ks(n, 'ready');
+    flux.ks('platform');
     const requests: number[] = [];
     flux.onRequest = (key, o) => {
       requests.push(Date.now());
-      const handled = o.metadata.annotations!['reconcile.fluxcd.io/requestedAt'];
-      if (requests.length <= 3) {
-        flux.ks('platform', 'failed', 'Namespace/platform dry-run failed: Get "https://127.0.0.1:6443/api/v1/namespaces/platform": dial tcp 127.0.0.1:6443: connect: connection refused');
-        const live = flux.objects.get('Kustomization/flux-system/platform')!;
-        (live.status as Record<string, unknown>).lastHandledReconcileAt = handled;
-        flux.put(live);
-      } else flux.ready(key.split('/')[1]!, handled);
+      if (requests.length <= 3) flux.fail('platform', requested(o), 'Namespace/platform dry-run failed: Get "https://127.0.0.1:6443/api/v1/namespaces/platform": dial tcp 127.0.0.1:6443: connect: connection refused');
+      else flux.ready(key.split('/')[1]!, requested(o));
     };
     const { outcomes, error, events } = await run(flux);
     expect(error).toBeUndefined();
     expect(requests).toHaveLength(4);
     expect(outcomes?.find((x) => x.key === 'flux-system/platform')?.result).toBe('ok');
-    const again = events.filter((e) => e.type === 'step-status' && / asking Flux again \(\d\)$/.test(e.message));
-    expect(again).toHaveLength(3);
-    // Backing off: each wait at least the last one (30, 60, 100 ms), within the timer's tick.
+    expect(events.filter((e) => e.type === 'step-status' && / asking Flux again \(\d\)$/.test(e.message))).toHaveLength(3);
     const gaps = requests.slice(1).map((t, i) => t - requests[i]!);
     expect(gaps[0]).toBeGreaterThanOrEqual(25);
     expect(gaps[2]).toBeGreaterThanOrEqual(90);
   });
 
   it('times out with exit 3, naming the tier and its last status', async () => {
-    const flux = new FakeFlux();
+    const flux = new FakeCluster();
     for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);
-    const { error } = await run(flux, { timeoutMs: 100 });
+    const { error, events } = await run(flux, { timeoutMs: 100 });
     expect(error?.exitCode).toBe(3);
-    expect(error?.message).toMatch(/flux-system\/(crds) is not Ready after its timeout \(waiting to be reconciled\)/);
+    expect(error?.message).toMatch(/flux-system\/crds not Ready after its timeout \(100ms\): waiting to be reconciled/);
+    expect(ends(events)).toMatchObject({ crds: 'timeout', platform: 'not-run', tools: 'not-run', apps: 'not-run' });
   });
 
   it('treats a Ready at an older revision as not converged', async () => {
-    const flux = new FakeFlux();
+    const flux = new FakeCluster();
     for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n, 'ready');
-    const stale = flux.objects.get('Kustomization/flux-system/apps')!;
-    (stale.status as Record<string, unknown>).lastAppliedRevision = 'main@sha1:' + 'b'.repeat(40);
-    flux.onRequest = (key) => flux.ready(key.split('/')[1]!);
+    (flux.kustomization('apps')!.status as Record<string, unknown>).lastAppliedRevision = 'main@sha1:' + 'b'.repeat(40);
+    flux.onRequest = (key, o) => flux.ready(key.split('/')[1]!, requested(o));
     const { outcomes } = await run(flux);
     expect(outcomes?.find((x) => x.key === 'flux-system/apps')?.result).toBe('ok');
-    expect(flux.patches.map((p) => p.key)).toEqual(['Kustomization/flux-system/apps']);
+    expect(flux.writes.map((p) => p.id)).toEqual(['Kustomization/flux-system/apps']);
+  });
+
+  it('after one tier fails, finishes the tiers that do not depend on it and reports each as the cluster says', async () => {
+    const flux = new FakeCluster();
+    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);
+    flux.onRequest = (key, o) => {
+      const name = key.split('/')[1]!;
+      if (name === 'platform') flux.fail('platform', requested(o), 'kustomize build failed: accumulating resources: missing.yaml: no such file', 'BuildFailed');
+      // tools becomes Ready well after platform has failed for good.
+      else setTimeout(() => flux.ready(name, requested(o)), name === 'tools' ? 150 : 0);
+    };
+    const { error, events } = await run(flux);
+    expect(error?.exitCode).toBe(1);
+    expect(error?.message).toContain('flux-system/platform failed (BuildFailed)');
+    expect(ends(events)).toEqual({ crds: 'ok', platform: 'failed', tools: 'ok', apps: 'not-run' });
+  });
+
+  it('on an interrupt, ends every tier with what the cluster says: Ready, still waiting, or never started', async () => {
+    const flux = new FakeCluster();
+    for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);
+    flux.onRequest = (key, o) => {
+      if (key.endsWith('/crds')) flux.ready('crds', requested(o));
+    };
+    const { error, events } = await run(flux, { abortAfterMs: 200 });
+    expect(error?.code).toBe('INTERRUPTED');
+    expect(ends(events)).toEqual({ crds: 'ok', platform: 'interrupted', tools: 'interrupted', apps: 'not-run' });
   });
 });

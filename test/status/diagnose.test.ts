@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diagnose, parseDependency, parseHealthCheck, parseMissingCrd } from '../../src/status/diagnose.js';
+import { diagnoseMessage, parseDependency, parseHealthCheck, parseMissingCrd } from '../../src/status/diagnose.js';
 import { shortRevision } from '../../src/status/revision.js';
 
 describe('parseMissingCrd', () => {
@@ -52,8 +52,8 @@ describe('parseHealthCheck', () => {
     ]);
   });
 
-  it('reads a Kustomization through diagnose()', () => {
-    const d = diagnose({ status: { conditions: [{ type: 'Ready', message: "health check failed after 1m0s: timeout waiting for: [Job/db/migrate status: 'InProgress']" }] } });
+  it('reads a Ready message through diagnoseMessage()', () => {
+    const d = diagnoseMessage("health check failed after 1m0s: timeout waiting for: [Job/db/migrate status: 'InProgress']");
     expect(d?.type).toBe('health-check');
   });
 });

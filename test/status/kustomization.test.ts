@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, LiveKustomization } from '../../src/status/conditions.js';
-import { kustomizationReadiness, reconcileRequested } from '../../src/status/kustomization.js';
+import { kustomizationReadiness } from '../../src/status/kustomization.js';
 
 const REV = 'main@sha1:5c6a8ee0b7d6e1c2a3f4b5c6d7e8f9a0b1c2d3e4';
 const OLD = 'main@sha1:0123456789abcdef0123456789abcdef01234567';
@@ -155,18 +155,5 @@ describe('kustomizationReadiness', () => {
     );
     expect(r.message).toBe('StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"');
     expect(r.diagnosis).toEqual({ type: 'missing-crd', kind: 'StorageProfile', group: 'cdi.kubevirt.io', version: 'v1beta1', object: 'StorageProfile/longhorn' });
-  });
-});
-
-describe('reconcileRequested', () => {
-  const at = '2026-11-29T18:40:00.123456789Z';
-  it.each([
-    ['is true once lastHandledReconcileAt equals the requested value', at, true],
-    ['is false while KC still shows an earlier request', '2026-11-29T18:00:00Z', false],
-    ['is false before KC handled any request', undefined, false],
-  ] as const)('%s', (_n, handled, want) => {
-    const k = ks();
-    k.status!.lastHandledReconcileAt = handled;
-    expect(reconcileRequested(k, at)).toBe(want);
   });
 });

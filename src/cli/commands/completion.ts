@@ -21,7 +21,7 @@ export const OUTPUT_FORMATS: Record<string, string[]> = {
   up: ['text', 'json', 'yaml'],
   resume: ['text', 'json', 'yaml'],
   crds: ['text', 'json', 'yaml'],
-  status: ['text', 'json', 'yaml'],
+  status: ['text', 'wide', 'json', 'yaml'],
   reset: ['text', 'json', 'yaml'],
   version: ['text', 'json', 'yaml'],
 };

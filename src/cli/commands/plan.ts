@@ -1,5 +1,7 @@
 import { renderPlanText } from '../../ui/plan-text.js';
 import { renderPlanMarkdown } from '../../ui/plan-markdown.js';
+import { renderProblemsText } from '../../ui/problems-text.js';
+import { cycleRule } from '../../lint/rules/cycle.js';
 import { ConfigError, ExitCode } from '../../model/errors.js';
 import { closeNames, selectPlan, type SelectedPlan, type Selection } from '../../plan/select.js';
 import type { ClusterPlan } from '../../plan/plan.js';
@@ -18,11 +20,24 @@ export interface PlanOptions extends GlobalOptions {
 
 const FORMATS = ['text', 'json', 'yaml', 'markdown'] as const;
 
-/** `standup plan`: TIER_ORDER per cluster, as numbered levels; `-n` and names narrow it to some Kustomizations. */
+/**
+ * `standup plan`: TIER_ORDER per cluster, as numbered levels; `-n` and names narrow it to some Kustomizations. A
+ * cluster with no order (a dependsOn cycle, or an entry that does not build) gets none printed: its problems go to
+ * stderr and plan exits 2.
+ */
 export async function plan(o: PlanOptions, io: Io): Promise<number> {
   const format = outputFormat(o.output, FORMATS, 'text');
   const selection = selectionOf(o);
   const { repo, contexts } = await loadAndPlan(o, io, undefined, 'graph', undefined, { helmOrders: isDataFormat(format) });
+  const unordered = [
+    ...cycleRule.check({ clusters: contexts, config: repo.config }),
+    ...repo.problems.filter((p) => p.code === 'build-failed' && p.severity === 'error' && contexts.some((c) => c.cluster.name === p.cluster && c.cluster.entry === p.file)),
+  ];
+  if (unordered.length > 0) {
+    io.err(renderProblemsText(unordered, contexts.length, io.errStyle));
+    io.err(io.errStyle.red(`✗ no TIER_ORDER: ${[...new Set(unordered.map((p) => p.cluster))].join(', ')} cannot be ordered until these are fixed\n`));
+    return ExitCode.config;
+  }
   // `expanded` (-o json, yaml): whether what the Kustomization applies is in the graph (false: `standup check` says why).
   // `implicitDependsOn`: the HelmRelease orders the tier graph hides (the load builds the tiers that may hold them).
   const expanded = contexts.map(({ plan: p, cluster, graph }): ClusterPlan => {

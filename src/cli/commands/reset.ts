@@ -1,33 +1,28 @@
-import { createInterface } from 'node:readline/promises';
 import { CliError, ExitCode } from '../../model/errors.js';
-import { assertResettable, resetQuestion, resetSteps, runReset } from '../../runner/reset.js';
-import type { ClusterFlags } from '../../runner/session.js';
+import { assertResettable, resetQuestion, runReset } from '../../runner/reset.js';
+import { guard } from '../../runner/preflight.js';
 import type { Io } from '../io.js';
-import { withRun } from '../run-command.js';
+import { outputFormat } from '../options.js';
+import { withReporter } from '../run-command.js';
+import { readRunTarget, type ClusterFlags } from '../run-inputs.js';
 
 /** `standup reset [--up]`: ordered teardown of a resettable cluster, behind the guard and a confirmation. */
-export function reset(flags: ClusterFlags & { up?: boolean }, io: Io): Promise<number> {
-  const confirm = async (question: string): Promise<boolean> => {
-    if (flags.yes) return true;
-    if (!process.stdin.isTTY) {
+export async function reset(flags: ClusterFlags & { up?: boolean }, io: Io): Promise<number> {
+  const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const, 'text');
+  const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose' });
+  // Refuse and ask before anything is drawn: resettable, then the guard, then the question.
+  assertResettable(target);
+  guard(target);
+  if (!flags.dryRun && !flags.yes) {
+    const question = resetQuestion(target);
+    if (!io.ask) {
       throw new CliError('CONFIRMATION_NEEDED', `${question} Refusing without a terminal to ask on.`, ExitCode.config, 'Pass --yes to confirm non-interactively.');
     }
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-    } finally {
-      rl.close();
-    }
-  };
-  return withRun(flags, io, flags.up ? 'reset --up' : 'reset', async ({ session, emit, signal }) => {
-    const out = await runReset(session, { emit, signal, dryRun: flags.dryRun, up: flags.up });
-    return { message: flags.up ? `reset and stood up again: ${out.length} Kustomizations Ready` : 'reset done' };
-  }, (s) => resetSteps(s, !!flags.up), async (s) => {
-    // Refuse and ask before the task list draws: resettable, then the guard, then the question.
-    assertResettable(s);
-    s.guard();
-    if (!flags.dryRun && !(await confirm(resetQuestion(s)))) {
-      throw new CliError('RESET_DECLINED', 'reset cancelled; nothing was changed', ExitCode.failure);
-    }
-  });
+    const answer = await io.ask(`${question} [y/N] `);
+    if (answer === null) throw new CliError('INTERRUPTED', 'interrupted at the confirmation; nothing changed', ExitCode.interrupted);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('RESET_DECLINED', 'reset not confirmed; nothing changed', ExitCode.guard);
+  }
+  return withReporter(io, { format, record: flags.record }, (emit, signal) =>
+    runReset(target, { emit, signal, dryRun: flags.dryRun, up: flags.up, sourceUrl: flags.sourceUrl, force: flags.force }),
+  );
 }

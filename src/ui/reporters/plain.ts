@@ -1,10 +1,12 @@
 import { formatDuration } from '../../runner/duration.js';
-import type { RunEvent } from '../../runner/events.js';
+import { assertNever, type RunEvent } from '../../runner/events.js';
 import type { Style } from '../style.js';
+import { changeText } from '../wording.js';
+import { endGlyph, stepTitle } from './live.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * Plain lines for CI logs and pipes, with flux's glyphs: ► started, ◎ waiting, ✔ done, ✗ failed. Nothing redraws,
+ * Plain lines for CI logs and pipes, with flux's glyphs: ► started, ◎ status, ✔ done, ✗ failed. Nothing redraws,
  * so every line stays readable in a log file.
  */
 export function plainReporter(write: (s: string) => void, style: Style): Reporter {
@@ -14,7 +16,7 @@ export function plainReporter(write: (s: string) => void, style: Style): Reporte
     onEvent(e: RunEvent) {
       switch (e.type) {
         case 'plan':
-          e.steps.forEach((s) => titles.set(s.id, s.kind === 'tier' ? `${s.title} (level ${s.level ?? '?'})` : s.title));
+          e.steps.forEach((s) => titles.set(s.id, stepTitle(s)));
           write(`${style.bold(`standup ${e.command}`)} cluster ${e.cluster}${e.dryRun ? ' (dry run: nothing is written)' : ''}\n`);
           break;
         case 'step-start':
@@ -24,18 +26,18 @@ export function plainReporter(write: (s: string) => void, style: Style): Reporte
           write(`${style.dim('◎')} ${title(e.id)}: ${e.message}\n`);
           break;
         case 'change':
-          write(`  ${e.dryRun ? 'would be ' : ''}${e.action} ${e.object}\n`.replace(/^( {2}would be )annotated/, '  would annotate'));
+          write(`  ${changeText(e)}\n`);
           break;
-        case 'step-end': {
-          const glyph = e.result === 'failed' ? style.red('✗') : e.result === 'skipped' ? style.dim('↓') : style.green('✔');
-          write(`${glyph} ${title(e.id)}: ${e.message.split('\n')[0]} ${style.dim(`[${formatDuration(e.durationMs)}]`)}\n`);
+        case 'step-end':
+          write(`${endGlyph(e.result, style)} ${title(e.id)}: ${e.message.split('\n')[0]} ${style.dim(`[${formatDuration(e.durationMs)}]`)}\n`);
           break;
-        }
         case 'log':
           write(`${e.level === 'warn' ? style.yellow('!') : ' '} ${e.message}\n`);
           break;
         case 'run-end':
           break;
+        default:
+          assertNever(e);
       }
     },
     close: async () => {},

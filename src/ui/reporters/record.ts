@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
-import type { RunEvent, StepInfo, StepResult } from '../../runner/events.js';
+import { assertNever, type RunEvent, type StepInfo, type StepResult } from '../../runner/events.js';
 import type { Reporter } from './reporter.js';
 
 export interface StepRecord {
   id: string;
   title: string;
   level: number | null;
-  result: StepResult | 'not-run';
+  result: StepResult;
   startedAt: string | null;
   durationMs: number | null;
   message: string;
@@ -23,7 +23,12 @@ export interface RunRecord {
   ok: boolean;
   exitCode: number;
   message: string;
+  /** The error's stable code when the run failed. */
+  code?: string;
+  hint?: string;
   steps: StepRecord[];
+  /** What the run said besides its steps (the cluster unreachable, --force ignoring a problem), in order. */
+  logs: { level: 'info' | 'warn'; message: string }[];
 }
 
 /** Collects events into a RunRecord; `record()` returns it at any time (also after a failure). */
@@ -31,7 +36,8 @@ export class RecordCollector implements Reporter {
   private readonly started = new Date();
   private info: { command: string; cluster: string; dryRun: boolean } = { command: '', cluster: '', dryRun: false };
   private readonly steps = new Map<string, StepRecord>();
-  private end: { ok: boolean; exitCode: number; message: string; durationMs: number } | null = null;
+  private end: { ok: boolean; exitCode: number; message: string; durationMs: number; code?: string; hint?: string } | null = null;
+  private readonly logs: RunRecord['logs'] = [];
 
   constructor(private readonly file?: string) {}
 
@@ -53,11 +59,14 @@ export class RecordCollector implements Reporter {
       case 'change':
         this.step(e.id).changes.push({ object: e.object, action: e.action });
         break;
+      case 'log':
+        this.logs.push({ level: e.level, message: e.message });
+        break;
       case 'run-end':
-        this.end = { ok: e.ok, exitCode: e.exitCode, message: e.message, durationMs: e.durationMs };
+        this.end = { ok: e.ok, exitCode: e.exitCode, message: e.message, durationMs: e.durationMs, ...(e.code ? { code: e.code } : {}), ...(e.hint ? { hint: e.hint } : {}) };
         break;
       default:
-        break;
+        assertNever(e);
     }
   }
 
@@ -69,7 +78,10 @@ export class RecordCollector implements Reporter {
       ok: this.end?.ok ?? false,
       exitCode: this.end?.exitCode ?? -1,
       message: this.end?.message ?? '',
+      ...(this.end?.code ? { code: this.end.code } : {}),
+      ...(this.end?.hint ? { hint: this.end.hint } : {}),
       steps: [...this.steps.values()],
+      logs: [...this.logs],
     };
   }
 

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../runner/events.js';
 
-/** Consumes run events; never touches the cluster. `close` flushes (listr2 finishes drawing). */
+/** Consumes run events; never touches the cluster. `close` flushes (the live view draws its last frame). */
 export interface Reporter {
   onEvent(e: RunEvent): void;
   close(): Promise<void>;

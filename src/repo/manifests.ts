@@ -1,12 +1,14 @@
+// Manifests the runner applies as they are (the Flux install, the root sync, secrets, the CRD fallback), read for the
+// CLI: moved here from src/runner so that src/repo stays the only kustomize caller and the runner reads no files.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import type { K8sObject } from '../cluster/client.js';
 import { ConfigError } from '../model/errors.js';
-import { findKustomize } from '../repo/kustomize.js';
-import { hasKustomizationFile } from '../repo/overlay.js';
-import { yamlFilesUnder } from '../repo/yaml-check.js';
+import { findKustomize } from './kustomize.js';
+import { hasKustomizationFile } from './overlay.js';
+import { yamlFilesUnder } from './yaml-check.js';
 
 /**
  * Reads the manifests at `target`: a kustomization directory is built with the real kustomize; any other directory

@@ -1,0 +1,168 @@
+// What converge does next for one tier, as a pure function of what standup has done for it (the track), what the
+// cluster says (the view) and the time. converge.ts performs the result (events, reconcile requests); the tables in
+// test/runner/tier-decision.test.ts pin every rule without a cluster or a fake.
+
+import type { Readiness } from '../status/kustomization.js';
+import { shortRevision } from '../status/revision.js';
+import { statusLine } from './explain.js';
+
+/** What standup has done for one tier so far. */
+export interface TierTrack {
+  key: string;
+  /** When its dependencies were ready and standup started waiting on it (its timeout counts from here). */
+  startedAt: number | null;
+  /** The last `reconcile.fluxcd.io/requestedAt` value standup wrote, if any. */
+  requestedAt: string | null;
+  /** A terminal failure earns one more reconcile request before standup gives up. */
+  secondChance: boolean;
+  /** Reconcile requests made after transient failures, and when the next one is due. */
+  retries: number;
+  retryAt: number | null;
+  /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
+  depRetries: number;
+  depRetryAt: number | null;
+}
+
+/** What the cluster and the rest of the run say about the tier now. */
+export interface TierView {
+  readiness: Readiness;
+  /** The Kustomization exists in the cluster. */
+  exists: boolean;
+  /** status.lastHandledReconcileAt and status.lastAttemptedRevision of the live object. */
+  lastHandledReconcileAt?: string;
+  lastAttemptedRevision?: string;
+  /** The source's current artifact revision, when known. */
+  sourceRevision: string | null;
+  /** Every dependency has ended ok (or skipped). */
+  depsDone: boolean;
+  /** Dependencies that ended without becoming Ready (failed, timed out, or themselves not run). */
+  depsFailed: readonly string[];
+  /** The Kustomization whose build applies this one, and whether it has ended ok. */
+  parent: string | null;
+  parentDone: boolean;
+  /** The first look of the run: a tier Ready now was Ready before standup did anything (resume skips it). */
+  firstPass: boolean;
+  timeoutMs: number;
+  /**
+   * For a missing-CRD failure: the CRD is on its way (runtimeCrds names the operator, and its trigger object exists:
+   * the split layout), in words for the status line. The tier then waits for it instead of failing.
+   */
+  crdOnItsWay?: string | null;
+}
+
+export type TierOutcome =
+  | { type: 'finish'; result: 'ok' | 'skipped'; message: string }
+  /** Something it waits on ended without becoming Ready: it cannot run. */
+  | { type: 'block'; by: readonly string[] }
+  | { type: 'fail'; suspended: boolean }
+  | { type: 'timeout'; line: string };
+
+export interface TierDecision {
+  track: TierTrack;
+  /** Start the tier's step now (its dependencies just became ready). */
+  start: boolean;
+  /** Write `reconcile.fluxcd.io/requestedAt` = `value`; `note` goes into the status line. */
+  request: { value: string; why: 'first' | 'second-chance' | 'transient' | 'dependency-ready'; note: string | null } | null;
+  /** The tier is over. */
+  outcome: TierOutcome | null;
+  /** The status line to show, or null when there is nothing (new) to say. */
+  line: string | null;
+}
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+/**
+ * A Ready=False counts only when it speaks for now: KC has handled standup's reconcile request (if any), and it
+ * attempted the source's current revision. A failure left over from before a fix (say, before `standup crds`) does not.
+ */
+export function failureIsCurrent(v: TierView, requestedAt: string | null): boolean {
+  if (!v.exists) return false;
+  if (requestedAt !== null && v.lastHandledReconcileAt !== requestedAt) return false;
+  return !(v.sourceRevision && v.lastAttemptedRevision && v.lastAttemptedRevision !== v.sourceRevision);
+}
+
+/** The next step for one tier. Never does I/O; the same inputs always give the same decision. */
+export function decideTier(track: TierTrack, v: TierView, now: number, backoff: Backoff): TierDecision {
+  const t = { ...track };
+  const none = (outcome: TierOutcome | null = null, line: string | null = null): TierDecision => ({ track: t, start: false, request: null, outcome, line });
+  const r = v.readiness;
+
+  if (r.state === 'ready') {
+    const skipped = v.firstPass && t.startedAt === null;
+    const revision = shortRevision(r.revision);
+    return { ...none({ type: 'finish', result: skipped ? 'skipped' : 'ok', message: skipped ? `already Ready at ${revision}` : `Ready at ${revision}` }), start: !skipped && t.startedAt === null };
+  }
+  if (v.depsFailed.length > 0) return none({ type: 'block', by: v.depsFailed });
+  if (!v.depsDone || (!v.exists && !v.parentDone)) return none();
+
+  const start = t.startedAt === null;
+  if (start) t.startedAt = now;
+  const decision = (d: Partial<TierDecision>): TierDecision => ({ track: t, start, request: null, outcome: null, line: null, ...d });
+
+  if (r.state === 'suspended') return decision({ outcome: { type: 'fail', suspended: true } });
+
+  if (v.exists && t.requestedAt === null) {
+    // The first request: nothing Flux reported before it counts yet.
+    t.requestedAt = new Date(now).toISOString();
+    return decision({ request: { value: t.requestedAt, why: 'first', note: null }, line: lineFor(v) });
+  }
+  const current = failureIsCurrent(v, t.requestedAt);
+  const line = lineFor(v);
+  if (r.state === 'waiting' && r.reason === 'DependencyNotReady' && v.lastHandledReconcileAt === t.requestedAt) {
+    // KC handled standup's request but found a dependency not ready that standup already saw Ready: its answer came
+    // from a moment before (measured on sulibot: 6-24 ms after the dependency turned Ready). KC then requeues only
+    // after --requeue-dependency (30 s by default), so ask again soon instead, backing off.
+    if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
+    t.depRetryAt ??= now + Math.min(DEP_RETRY.maxMs, DEP_RETRY.initialMs * 2 ** t.depRetries);
+    if (now < t.depRetryAt) return decision({ line });
+    t.depRetries++;
+    t.depRetryAt = null;
+    t.requestedAt = new Date(now).toISOString();
+    return decision({ request: { value: t.requestedAt, why: 'dependency-ready', note: null }, line });
+  }
+  if (r.state === 'failed' && current && v.crdOnItsWay) {
+    // Not the deadlock: the operator has what makes it create the CRD. Ask again with backoff, within the timeout.
+    if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line: v.crdOnItsWay } });
+    t.retryAt ??= now + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+    if (now < t.retryAt) return decision({ line: v.crdOnItsWay });
+    t.retries++;
+    t.retryAt = null;
+    t.requestedAt = new Date(now).toISOString();
+    const note = `asking Flux again (${t.retries})`;
+    return decision({ request: { value: t.requestedAt, why: 'transient', note }, line: `${v.crdOnItsWay}; ${note}` });
+  }
+  if (r.state === 'failed' && current && !t.secondChance) {
+    // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a webhook
+    // not serving yet) that Flux would only retry after retryInterval. A real failure repeats at once.
+    t.secondChance = true;
+    t.requestedAt = new Date(now).toISOString();
+    return decision({ request: { value: t.requestedAt, why: 'second-chance', note: 'asking Flux once more' }, line: `${statusLine(r)}; asking Flux once more` });
+  }
+  if (r.state === 'progressing' && r.reason === 'ReconciliationFailed' && current) {
+    // Transient API trouble (the API server restarting, a webhook without endpoints yet): Flux would try again only
+    // after retryInterval (often minutes). Ask again sooner, backing off.
+    t.retryAt ??= now + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
+    if (now >= t.retryAt) {
+      t.retries++;
+      t.retryAt = null;
+      t.requestedAt = new Date(now).toISOString();
+      const note = `asking Flux again (${t.retries})`;
+      return decision({ request: { value: t.requestedAt, why: 'transient', note }, line: `${statusLine(r)}; ${note}` });
+    }
+  }
+  if (r.state === 'failed' && current) return decision({ outcome: { type: 'fail', suspended: false } });
+  if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
+  return decision({ line: r.transient ? null : line });
+}
+
+function lineFor(v: TierView): string {
+  return v.exists || !v.parent ? statusLine(v.readiness) : `not applied yet (${v.parent} applies it)`;
+}
+
+export const newTrack = (key: string): TierTrack => ({ key, startedAt: null, requestedAt: null, secondChance: false, retries: 0, retryAt: null, depRetries: 0, depRetryAt: null });
+
+/** How soon to ask again after a stale DependencyNotReady: soon, since the dependency is Ready, but never in a loop. */
+export const DEP_RETRY: Backoff = { initialMs: 250, maxMs: 5000 };

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { Readiness } from '../../src/status/kustomization.js';
+import { DEP_RETRY, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+
+const REV = 'main@sha1:' + 'a'.repeat(40);
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const backoff = { initialMs: 2000, maxMs: 30_000 };
+
+const r = (state: Readiness['state'], extra: Partial<Readiness> = {}): Readiness => ({ state, reason: '', message: '', revision: null, ...extra });
+const view = (o: Partial<TierView> = {}): TierView => ({
+  readiness: r('progressing', { reason: 'Progressing', message: 'Reconciliation in progress' }),
+  exists: true,
+  sourceRevision: REV,
+  depsDone: true,
+  depsFailed: [],
+  parent: null,
+  parentDone: true,
+  firstPass: false,
+  timeoutMs: 60_000,
+  ...o,
+});
+const started = (o: Partial<TierTrack> = {}): TierTrack => ({ ...newTrack('flux-system/apps'), startedAt: T0, requestedAt: '2026-01-01T00:00:00.000Z', ...o });
+
+describe('decideTier', () => {
+  it.each([
+    ['a tier Ready on the first look was Ready before standup: skipped, no step start', newTrack('flux-system/apps'), view({ readiness: r('ready', { revision: REV }), firstPass: true }), { start: false, outcome: { type: 'finish', result: 'skipped', message: 'already Ready at main@sha1:aaaaaaaa' } }],
+    ['a tier that turns Ready later is ok (and gets its start if it never had one)', newTrack('flux-system/apps'), view({ readiness: r('ready', { revision: REV }) }), { start: true, outcome: { type: 'finish', result: 'ok', message: 'Ready at main@sha1:aaaaaaaa' } }],
+    ['a dependency that failed blocks it: not run', newTrack('flux-system/apps'), view({ depsDone: false, depsFailed: ['flux-system/platform'] }), { start: false, outcome: { type: 'block', by: ['flux-system/platform'] } }],
+    ['dependencies not done yet: nothing happens', newTrack('flux-system/apps'), view({ depsDone: false }), { start: false, request: null, outcome: null, line: null }],
+    ['not applied yet and its parent is not done: nothing happens', newTrack('flux-system/apps'), view({ exists: false, parent: 'flux-system/root', parentDone: false }), { start: false, request: null, outcome: null }],
+    ['suspended: fails (it would never become Ready)', newTrack('flux-system/apps'), view({ readiness: r('suspended') }), { start: true, outcome: { type: 'fail', suspended: true } }],
+  ])('%s', (_name, track, v, expected) => {
+    expect(decideTier(track, v, T0, backoff)).toMatchObject(expected);
+  });
+
+  it('requests a reconcile the moment its dependencies are done, with the time as the value', () => {
+    const d = decideTier(newTrack('flux-system/apps'), view(), T0, backoff);
+    expect(d.start).toBe(true);
+    expect(d.request).toEqual({ value: '2026-01-01T00:00:00.000Z', why: 'first', note: null });
+    expect(d.track).toMatchObject({ startedAt: T0, requestedAt: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('a failure Flux reported before standup\'s request is not judged: it waits for the answer', () => {
+    const failed = r('failed', { reason: 'BuildFailed', message: 'kustomize build failed' });
+    const d = decideTier(started(), view({ readiness: failed, lastHandledReconcileAt: 'an older request' }), T0 + 1000, backoff);
+    expect(d.outcome).toBeNull();
+    expect(d.request).toBeNull();
+  });
+
+  it('a current terminal failure gets one more request, then fails', () => {
+    const failed = r('failed', { reason: 'BuildFailed', message: 'kustomize build failed' });
+    const v = view({ readiness: failed, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z' });
+    const first = decideTier(started(), v, T0 + 1000, backoff);
+    expect(first.request?.why).toBe('second-chance');
+    expect(first.line).toBe('kustomize build failed; asking Flux once more');
+    const second = decideTier(first.track, { ...v, lastHandledReconcileAt: first.request!.value }, T0 + 2000, backoff);
+    expect(second.outcome).toEqual({ type: 'fail', suspended: false });
+  });
+
+  it('a failure at an older revision than the source\'s is not current', () => {
+    expect(failureIsCurrent(view({ lastHandledReconcileAt: 'x', lastAttemptedRevision: 'main@sha1:old' }), 'x')).toBe(false);
+    expect(failureIsCurrent(view({ lastHandledReconcileAt: 'x', lastAttemptedRevision: REV }), 'x')).toBe(true);
+  });
+
+  it('transient API failures are asked again with backoff, not failed', () => {
+    const transient = r('progressing', { reason: 'ReconciliationFailed', message: 'connection refused' });
+    const v = view({ readiness: transient, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z' });
+    const wait = decideTier(started(), v, T0 + 100, backoff);
+    expect(wait.request).toBeNull();
+    expect(wait.track.retryAt).toBe(T0 + 100 + 2000);
+    const again = decideTier(wait.track, v, T0 + 2100, backoff);
+    expect(again.request).toMatchObject({ why: 'transient', note: 'asking Flux again (1)' });
+    expect(again.track).toMatchObject({ retries: 1, retryAt: null });
+  });
+
+  it('times out after its timeout, counted from its start, with its last line', () => {
+    const d = decideTier(started(), view({ readiness: r('waiting', { waitingFor: 'flux-system/platform' }) }), T0 + 60_001, backoff);
+    expect(d.outcome).toEqual({ type: 'timeout', line: 'waiting for flux-system/platform' });
+  });
+
+  it('says what its parent will do while it does not exist yet', () => {
+    const d = decideTier(started({ requestedAt: null }), view({ exists: false, readiness: r('not-found'), parent: 'flux-system/root', parentDone: true }), T0 + 10, backoff);
+    expect(d.line).toBe('not applied yet (flux-system/root applies it)');
+  });
+
+  it('shows no line for a state KC passes through within one status update (no stale flash before Ready)', () => {
+    const flash = r('progressing', { reason: 'StaleGeneration', message: 'generation 1 not reconciled yet (observed -1)', transient: true });
+    expect(decideTier(started(), view({ readiness: flash }), T0 + 10, backoff).line).toBeNull();
+  });
+
+  it('a missing CRD whose operator already has its trigger is waited for (asked again with backoff), not failed', () => {
+    const missing = r('failed', { reason: 'ReconciliationFailed', message: 'no matches for kind "StorageProfile"', diagnosis: { type: 'missing-crd', kind: 'StorageProfile', group: 'cdi.kubevirt.io', version: 'v1beta1', object: 'StorageProfile/x' } });
+    const onItsWay = 'waiting for the StorageProfile CRD (cdi.kubevirt.io): its operator creates it once it sees CDI/cdi, which exists';
+    const v = view({ readiness: missing, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z', crdOnItsWay: onItsWay });
+    const wait = decideTier(started(), v, T0 + 100, backoff);
+    expect(wait).toMatchObject({ outcome: null, request: null, line: onItsWay });
+    const again = decideTier(wait.track, v, T0 + 2100, backoff);
+    expect(again.request).toMatchObject({ why: 'transient', note: 'asking Flux again (1)' });
+    expect(decideTier(started(), v, T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: onItsWay });
+    // and without it, the same failure is the deadlock (after its second chance)
+    expect(decideTier(started({ secondChance: true }), { ...v, crdOnItsWay: null }, T0 + 100, backoff).outcome).toEqual({ type: 'fail', suspended: false });
+  });
+
+  it('a DependencyNotReady that answers standup\'s request while every dependency is Ready is asked again soon, backing off', () => {
+    // KC's answer predates the dependency's Ready (seen in the up benchmark: 6-24 ms); left alone it waits out
+    // --requeue-dependency (30 s).
+    const stale = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready", waitingFor: 'flux-system/platform' });
+    const req = '2026-01-01T00:00:00.000Z';
+    const v = view({ readiness: stale, lastHandledReconcileAt: req });
+    const wait = decideTier(started(), v, T0 + 10, backoff);
+    expect(wait.request).toBeNull();
+    expect(wait.track.depRetryAt).toBe(T0 + 10 + DEP_RETRY.initialMs);
+    const again = decideTier(wait.track, v, T0 + 10 + DEP_RETRY.initialMs, backoff);
+    expect(again.request).toMatchObject({ why: 'dependency-ready', value: new Date(T0 + 10 + DEP_RETRY.initialMs).toISOString() });
+    expect(again.track).toMatchObject({ depRetries: 1, depRetryAt: null });
+    // Until KC has handled the new request, nothing more is asked.
+    const pending = decideTier(again.track, v, T0 + 5000, backoff);
+    expect(pending.request).toBeNull();
+    // Handled and still stale: the next wait is twice as long, never more than DEP_RETRY.maxMs.
+    const handled = { ...v, lastHandledReconcileAt: again.request!.value };
+    const next = decideTier(again.track, handled, T0 + 6000, backoff);
+    expect(next.track.depRetryAt).toBe(T0 + 6000 + 2 * DEP_RETRY.initialMs);
+    expect(decideTier({ ...again.track, depRetries: 10 }, handled, T0 + 6000, backoff).track.depRetryAt).toBe(T0 + 6000 + DEP_RETRY.maxMs);
+    // Its timeout still counts from its start.
+    expect(decideTier(again.track, handled, T0 + 60_001, backoff).outcome).toMatchObject({ type: 'timeout' });
+  });
+
+  it('a DependencyNotReady from before standup\'s request, or while a dependency is not done, asks nothing', () => {
+    const stale = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready" });
+    expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: 'an older request' }), T0 + 5000, backoff).request).toBeNull();
+    expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z', depsDone: false }), T0 + 5000, backoff)).toMatchObject({ request: null, outcome: null });
+  });
+});
