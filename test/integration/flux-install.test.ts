@@ -106,6 +106,8 @@ function resolveA(server: string, name: string): Promise<{ rcode: number; addres
 }
 
 describe.sequential('Flux installed into the cluster from the repository', () => {
+  // The testbed's git server, as the cluster reaches it: up and reset --up sync from it (git's URL does not resolve here).
+  let mirror = '';
   it('the bare testbed: no Flux, CoreDNS answers for Services and for nothing outside the cluster', async () => {
     expect(tb.flux).toBe('pods');
     expect(await kube(tb.kubeConfig()).namespace('flux-system')).toBeNull();
@@ -121,6 +123,7 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
   it('up installs Flux from gotk-components.yaml, waits for its Deployments, applies the SOPS secret from memory, and converges every tier', async () => {
     {
       const { url, sha } = await serveRepo(tb.git, 'homelab', sops.repo, `${tb.clusterGitBaseUrl}/homelab.git`);
+      mirror = url;
       const record = path.join(sops.repo, 'up-record.json');
       const t0 = Date.now();
       const r = await standupProc(tb, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', url, '--timeout', '5m', '--record', record], sops.repo, sops.env);
@@ -158,7 +161,7 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
   it('reset --up: tiers torn down in reverse order and stood up again; Flux itself stays', async () => {
     const uids = async () => (await fluxDeployments(tb)).map((d) => d.metadata?.uid).sort();
     const before = await uids();
-    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev', '--yes', '--up', '-o', 'json'], sops.repo, sops.env);
+    const r = await standupProc(tb, ['reset', '--repo', sops.repo, '--cluster', 'dev', '--yes', '--up', '--source-url', mirror, '-o', 'json'], sops.repo, sops.env);
     expect(r.exitCode, r.all).toBe(0);
     const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; id?: string; result?: string });
     const torn = events.filter((e) => e.type === 'step-end' && String(e.id).startsWith('delete:')).map((e) => String(e.id).slice('delete:flux-system/'.length));
@@ -273,9 +276,10 @@ describe.sequential('interrupted cold starts, and an install that cannot start',
       expect(Date.now() - t0).toBeLessThan(120_000);
       expect(r.all).toMatch(/Flux install from clusters\/dev\/flux-system\/gotk-components\.yaml cannot start: Deployment\/flux-system\/kustomize-controller: 0\/1 ready; kustomize-controller-[a-z0-9]+-[a-z0-9]+: ErrImageNeverPull/);
       expect(r.all).toContain('Check the controller images named in clusters/dev/flux-system/gotk-components.yaml');
-      // The other controllers did start.
-      const deps = await fluxDeployments(t);
-      expect(deps.filter((d) => (d.status?.availableReplicas ?? 0) === 1).map((d) => d.metadata?.name).sort()).toEqual(['helm-controller', 'source-controller']);
+      // The other controllers do start: up stops at the first pod that cannot run, maybe before they are Available.
+      const available = async () => (await fluxDeployments(t)).filter((d) => (d.status?.availableReplicas ?? 0) === 1).map((d) => d.metadata?.name).sort();
+      await pollUntil('helm- and source-controller to be Available', async () => ((await available()).length === 2 ? true : undefined), { timeoutMs: 90_000, intervalMs: 500 }).catch(() => undefined);
+      expect(await available()).toEqual(['helm-controller', 'source-controller']);
     } finally {
       sops.cleanup();
       await t.stop();
