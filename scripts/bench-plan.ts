@@ -17,6 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+// The corpus left out generator inputs; standup reports those tiers as build-failed and goes on, flux-local stops at
+// the first failed `flux build`: the copy gets an empty file for each, so every tool does the same complete work.
+import { fillGeneratorInputs } from './bench/up/corpus-graph.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_HOME = process.env.STANDUP_BENCH_HOME ?? path.join(os.homedir(), '.cache', 'standup-bench');
@@ -451,52 +454,6 @@ async function measureOnce(tool: Tool, repo: RepoCase, repoDir: string, n: numbe
     parseError,
     stderrTail: stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400),
   };
-}
-
-/**
- * The corpus left out the non-YAML inputs of configMapGenerator/secretGenerator (INDEX.md), so a few app folders
- * do not build. standup reports those as build-failed problems and goes on; flux-local stops at the first failed
- * `flux build`. To compare the same complete work, the copy gets an empty file for every missing generator input
- * (kustomize only reads them into ConfigMap/Secret data). Returns the files created, relative to dir.
- */
-function fillGeneratorInputs(dir: string): string[] {
-  const created: string[] = [];
-  const walk = (d: string): void => {
-    for (const ent of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, ent.name);
-      if (ent.isDirectory()) {
-        if (ent.name !== '.git') walk(p);
-        continue;
-      }
-      if (!['kustomization.yaml', 'kustomization.yml', 'Kustomization'].includes(ent.name)) continue;
-      let docs: unknown[];
-      try {
-        docs = parseAllDocuments(readFileSync(p, 'utf8')).map((x) => x.toJS() as unknown);
-      } catch {
-        continue;
-      }
-      for (const doc of docs) {
-        const k = doc as { configMapGenerator?: unknown; secretGenerator?: unknown } | null;
-        for (const gen of [k?.configMapGenerator, k?.secretGenerator]) {
-          if (!Array.isArray(gen)) continue;
-          for (const g of gen as { files?: unknown; envs?: unknown; env?: unknown }[]) {
-            const refs = [...(Array.isArray(g?.files) ? g.files : []), ...(Array.isArray(g?.envs) ? g.envs : []), ...(typeof g?.env === 'string' ? [g.env] : [])];
-            for (const ref of refs) {
-              if (typeof ref !== 'string') continue;
-              const file = ref.includes('=') ? ref.slice(ref.indexOf('=') + 1) : ref;
-              const abs = path.resolve(d, file);
-              if (!abs.startsWith(dir + path.sep) || existsSync(abs)) continue;
-              mkdirSync(path.dirname(abs), { recursive: true });
-              writeFileSync(abs, '');
-              created.push(path.relative(dir, abs));
-            }
-          }
-        }
-      }
-    }
-  };
-  walk(dir);
-  return created;
 }
 
 /** flux-local needs a git work tree (it asks git for the repository root); the corpus is plain directories. */
