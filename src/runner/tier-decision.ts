@@ -116,23 +116,17 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
     // from a moment before (measured on sulibot: 6-24 ms after the dependency turned Ready). KC then requeues only
     // after --requeue-dependency (30 s by default), so ask again soon instead, backing off.
     if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
-    t.depRetryAt ??= now + Math.min(DEP_RETRY.maxMs, DEP_RETRY.initialMs * 2 ** t.depRetries);
-    if (now < t.depRetryAt) return decision({ line });
-    t.depRetries++;
-    t.depRetryAt = null;
-    t.requestedAt = new Date(now).toISOString();
-    return decision({ request: { value: t.requestedAt, why: 'dependency-ready', note: null }, line });
+    const value = askAgainDue(t, now, DEP_RETRY, 'depRetries', 'depRetryAt');
+    if (value === null) return decision({ line });
+    return decision({ request: { value, why: 'dependency-ready', note: null }, line });
   }
   if (r.state === 'failed' && current && v.crdOnItsWay) {
     // Not the deadlock: the operator has what makes it create the CRD. Ask again with backoff, within the timeout.
     if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line: v.crdOnItsWay } });
-    t.retryAt ??= now + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
-    if (now < t.retryAt) return decision({ line: v.crdOnItsWay });
-    t.retries++;
-    t.retryAt = null;
-    t.requestedAt = new Date(now).toISOString();
+    const value = askAgainDue(t, now, backoff, 'retries', 'retryAt');
+    if (value === null) return decision({ line: v.crdOnItsWay });
     const note = `asking Flux again (${t.retries})`;
-    return decision({ request: { value: t.requestedAt, why: 'transient', note }, line: `${v.crdOnItsWay}; ${note}` });
+    return decision({ request: { value, why: 'transient', note }, line: `${v.crdOnItsWay}; ${note}` });
   }
   if (r.state === 'failed' && current && !t.secondChance) {
     // One more reconcile before failing: a cold start meets one-off failures (a controller's temp dir gone, a webhook
@@ -144,18 +138,28 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
   if (r.state === 'progressing' && r.reason === 'ReconciliationFailed' && current) {
     // Transient API trouble (the API server restarting, a webhook without endpoints yet): Flux would try again only
     // after retryInterval (often minutes). Ask again sooner, backing off.
-    t.retryAt ??= now + Math.min(backoff.maxMs, backoff.initialMs * 2 ** t.retries);
-    if (now >= t.retryAt) {
-      t.retries++;
-      t.retryAt = null;
-      t.requestedAt = new Date(now).toISOString();
+    const value = askAgainDue(t, now, backoff, 'retries', 'retryAt');
+    if (value !== null) {
       const note = `asking Flux again (${t.retries})`;
-      return decision({ request: { value: t.requestedAt, why: 'transient', note }, line: `${statusLine(r)}; ${note}` });
+      return decision({ request: { value, why: 'transient', note }, line: `${statusLine(r)}; ${note}` });
     }
   }
   if (r.state === 'failed' && current) return decision({ outcome: { type: 'fail', suspended: false } });
   if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
   return decision({ line: r.transient ? null : line });
+}
+
+/**
+ * Backing off between reconcile requests: the first call schedules the next one; once it is due, counts it, writes the
+ * new request value into the track and returns it (null: not due yet). `t` is the decision's own copy of the track.
+ */
+function askAgainDue(t: TierTrack, now: number, b: Backoff, count: 'retries' | 'depRetries', at: 'retryAt' | 'depRetryAt'): string | null {
+  t[at] ??= now + Math.min(b.maxMs, b.initialMs * 2 ** t[count]);
+  if (now < t[at]!) return null;
+  t[count]++;
+  t[at] = null;
+  t.requestedAt = new Date(now).toISOString();
+  return t.requestedAt;
 }
 
 function lineFor(v: TierView): string {
