@@ -28,7 +28,15 @@ export type RunEvent =
   | { type: 'step-start'; id: string; at: string }
   /** A new status line for a running step (Flux's own words where possible). */
   | { type: 'step-status'; id: string; state: string; message: string }
-  | { type: 'step-end'; id: string; result: StepResult; durationMs: number; message: string }
+  | {
+      type: 'step-end';
+      id: string;
+      result: StepResult;
+      durationMs: number;
+      message: string;
+      /** Why it failed, as fields, when standup traced the failure past the Kustomization. */
+      cause?: StepCause;
+    }
   /** Something was (or, with --dry-run, would be) written: an apply result or an annotation. */
   | { type: 'change'; id: string; object: string; action: string; dryRun: boolean }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
@@ -47,6 +55,28 @@ export type RunEvent =
        */
       api?: ApiTraffic & { relists: number; waiting?: ApiTraffic & { ms: number } };
     };
+
+/**
+ * A tier failed because a HelmRelease it waits on can never get its chart: source-controller stalled on its chart
+ * source (or on the repository that source builds from) for the release's current spec.
+ */
+export interface ChartSourceCause {
+  type: 'chart-source';
+  /** `HelmRelease/ns/name` */
+  helmRelease: string;
+  /** What helm-controller reads the chart from: `HelmChart/ns/name` (made from spec.chart, or named by spec.chartRef), `OCIRepository/ns/name`. */
+  chartSource: string;
+  /** The object source-controller stalled on: chartSource, or the HelmRepository (GitRepository, Bucket) it builds from. */
+  stalled: string;
+  /** source-controller's Stalled reason and message, verbatim. */
+  reason: string;
+  message: string;
+  /** The HelmRelease in the repository, when the run's model has it. */
+  file: string | null;
+  line: number | null;
+}
+
+export type StepCause = ChartSourceCause;
 
 export interface ApiTraffic {
   requests: number;
