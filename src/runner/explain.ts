@@ -89,7 +89,9 @@ export function explainChartFailure(tier: string, f: ChartFailure, locate: Locat
     return l ? ` in ${l}` : '';
   };
   const release = at({ kind: kind!, namespace: namespace!, name: rest.join('/') });
-  const then = 'source-controller will not try again until that spec changes; then `standup resume`.';
+  // KC keeps waiting on the health check it is in; a fix pushed meanwhile is applied only after it (FLUX.md, HealthCheckCanceled).
+  const then =
+    "source-controller will not try again until that spec changes; then `standup resume` (kustomize-controller first runs out the health check it is in, up to the tier's timeout, unless its CancelHealthCheckOnNewRevision feature gate is on).";
   if (stalled !== f.chart || !f.template) {
     return { message, hint: `Fix the spec of ${stalled}${at(f.stalled)} (${f.reason}); ${then}` };
   }
