@@ -163,6 +163,7 @@ describe.sequential('HelmRelease tiers on the node', () => {
     expect(start, r.stdout).toBeDefined();
     expect(end).toMatchObject({ result: 'failed' });
     expect(end!.durationMs).toBeLessThan(60_000);
+    process.stderr.write(`[testbed-wait] a chart version that does not exist: the tier failed ${end!.durationMs} ms after its start (timeout 90 s)\n`);
     // The HelmRelease, its HelmChart and source-controller's words, as text and as fields.
     expect(end!.message).toBe(`flux-system/web cannot become Ready: HelmRelease/${NS}/web cannot get its chart: HelmChart/flux-system/${NS}-web is Stalled (InvalidChartReference): ${stalled!.message}`);
     expect(end!.cause).toEqual({ type: 'chart-source', helmRelease: `HelmRelease/${NS}/web`, chartSource: `HelmChart/flux-system/${NS}-web`, stalled: `HelmChart/flux-system/${NS}-web`, reason: 'InvalidChartReference', message: stalled!.message, file: 'web/release.yaml', line: 9 });
@@ -210,6 +211,7 @@ describe.sequential('HelmRelease tiers on the node', () => {
     // Not failed fast: KC's health check ran out its 30 s (standup then asks once more), and no chart cause is claimed.
     expect(end).toMatchObject({ result: 'failed' });
     expect(end!.durationMs).toBeGreaterThanOrEqual(30_000);
+    process.stderr.write(`[testbed-wait] a repository nobody answers on: the tier failed ${end!.durationMs} ms after its start (KC timeout 30 s)\n`);
     expect(end!.cause).toBeUndefined();
     expect(end!.message).toContain('flux-system/web failed its health check');
     expect(end!.message).toContain(`HelmRelease/${NS}/web waits for HelmChart/flux-system/${NS}-web: `);
