@@ -85,6 +85,29 @@ export function readAudit(file: string, f: AuditFilter = {}): AuditEvent[] {
   return out;
 }
 
+/**
+ * Requests by one user agent that the API server has started answering but not yet logged as complete: a watch is
+ * logged as ResponseComplete only once it ends, a moment after its client went away, so a reader that wants the
+ * whole record waits for this to be empty first.
+ */
+export function openRequests(file: string, userAgent: string): string[] {
+  if (!existsSync(file)) return [];
+  const open = new Set<string>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.includes(userAgent)) continue;
+    let e: AuditEvent;
+    try {
+      e = JSON.parse(line) as AuditEvent;
+    } catch {
+      continue;
+    }
+    if (e.userAgent !== userAgent) continue;
+    if (e.stage === 'ResponseStarted') open.add(e.auditID);
+    else if (e.stage === 'ResponseComplete' || e.stage === 'Panic') open.delete(e.auditID);
+  }
+  return [...open];
+}
+
 /** `verb resource[/subresource] ns/name -> code`, for a failure message that shows what was written. */
 export const describeAudit = (e: AuditEvent): string =>
   `${e.verb} ${e.objectRef?.resource ?? e.requestURI}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ` +

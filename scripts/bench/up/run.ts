@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { publishCharts } from '../../../test/testbed/charts.js';
+import { openRequests } from '../../../test/testbed/audit.js';
 import { start, type Testbed } from '../../../test/testbed/harness.js';
 import { apiTraffic, type ApiTraffic } from './api-traffic.js';
 import { benchChart } from './chart.js';
@@ -17,7 +18,7 @@ import { physicalLimit, type Limit } from './limit.js';
 import { parseLogLines, workersStarted, type LogLine } from './log-lines.js';
 import { measureRun, type Measured } from './measure.js';
 import { cpuSnapshot, testbedProcesses } from './proc.js';
-import { watchReady } from './watch.js';
+import { WATCH_USER_AGENT, watchReady } from './watch.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -243,6 +244,8 @@ export async function runOnce(g: GraphSpec, v: Variant, run: number, o: RunOptio
     return res;
   } finally {
     watcher?.stop();
+    // The watches' audit events are written when the API server notices they ended; copy the log after that.
+    for (const until = Date.now() + 5000; openRequests(tb.auditLog, WATCH_USER_AGENT).length > 0 && Date.now() < until; ) await sleep(100);
     if (o.keepLogs) {
       const dest = path.join(o.keepLogs, `${g.name}-${v.id}-${run}`);
       mkdirSync(dest, { recursive: true });
