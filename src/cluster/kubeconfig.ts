@@ -40,7 +40,7 @@ export function loadKubeconfig(o: KubeconfigOptions = {}): LoadedKubeconfig {
   const kc = new KubeConfig();
   let files: string[];
   if (o.kubeconfig) {
-    if (!existsSync(o.kubeconfig)) throw new ConfigError('KUBECONFIG_MISSING', `kubeconfig ${o.kubeconfig} does not exist`);
+    if (!existsSync(o.kubeconfig)) throw new ConfigError('KUBECONFIG_MISSING', `kubeconfig ${o.kubeconfig} does not exist`, 'Pass --kubeconfig with an existing file, or leave it out to use $KUBECONFIG, then ~/.kube/config.');
     files = [o.kubeconfig];
   } else if (env.KUBECONFIG) {
     // kubectl skips KUBECONFIG entries that do not exist; client-node would throw ENOENT on them.
@@ -63,7 +63,7 @@ export function loadKubeconfig(o: KubeconfigOptions = {}): LoadedKubeconfig {
   }
   if (o.context) {
     if (!kc.getContextObject(o.context)) {
-      throw new ConfigError('CONTEXT_UNKNOWN', `context "${o.context}" not found in ${describe(files)}; available: ${available}`);
+      throw new ConfigError('CONTEXT_UNKNOWN', `context "${o.context}" not found in ${describe(files)}; available: ${available}`, 'Pass --context with one of those, or set the cluster\'s context in tiers.yaml to it.');
     }
     kc.setCurrentContext(o.context); // before any makeApiClient: the server URL is bound at creation
   }

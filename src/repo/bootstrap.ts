@@ -11,6 +11,7 @@ import type { StandupConfig } from '../model/config.js';
 import type { ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { crdGroupsInText, crdGroupsOfUrl, stripTemplates } from './bootstrap-yaml.js';
+import { sharedMemo } from './parse-memo.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -57,23 +58,29 @@ function unbuiltTierCrds(root: string, clusters: readonly ClusterModel[], loadPr
 function walk(root: string): string[] {
   const out: string[] = [];
   const go = (dir: string, depth: number) => {
-    let names: string[];
+    let entries: import('node:fs').Dirent[];
     try {
-      names = readdirSync(dir).sort();
+      // Entries with their types: a stat per file was most of a warm check's time in this reader.
+      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       return;
     }
-    for (const n of names) {
-      const p = path.join(dir, n);
-      let st;
-      try {
-        st = statSync(p);
-      } catch {
-        continue;
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        try {
+          const st = statSync(p);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch {
+          continue; // a dangling link
+        }
       }
-      if (st.isDirectory()) {
-        if (!SKIP_DIRS.has(n) && !n.startsWith('.') && depth < MAX_DEPTH) go(p, depth + 1);
-      } else if (/\.(ya?ml)(\.gotmpl)?$|\.gotmpl$/.test(n)) {
+      if (isDir) {
+        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && depth < MAX_DEPTH) go(p, depth + 1);
+      } else if (isFile && /\.(ya?ml)(\.gotmpl)?$|\.gotmpl$/.test(e.name)) {
         out.push(p);
       }
     }
@@ -89,6 +96,31 @@ function isHelmfileCandidate(f: string): boolean {
   return /^helmfile.*\.ya?ml(\.gotmpl)?$/.test(base) || dir === 'helmfile.d' || dir === 'helmfile';
 }
 
+/** What a helmfile says, as plain data: its first YAML error, or its releases with the line each starts on. */
+type HelmfileRead =
+  | { error: { line: number; message: string } }
+  | { releases: { name: string; installed: boolean; chart: unknown; namespace: unknown; hooks: unknown; line: number | null }[] };
+
+function parseHelmfile(plain: string): HelmfileRead {
+  const lc = new (yaml().LineCounter)();
+  const docs = yaml().parseAllDocuments(plain, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
+  const errors = docs.flatMap((d) => d.errors);
+  if (errors.length) return { error: { line: lc.linePos(errors[0]!.pos[0]).line, message: errors[0]!.message.split('\n')[0]! } };
+  const releases: Extract<HelmfileRead, { releases: unknown }>['releases'] = [];
+  for (const doc of docs) {
+    const contents = doc.contents as { items?: { key: unknown; value: { items?: { range?: [number] }[] } }[] } | null;
+    const data = doc.toJS() as Obj | null;
+    if (!data || !Array.isArray(data.releases)) continue;
+    const relNode = contents?.items?.find((p) => (p.key as { value?: unknown })?.value === 'releases')?.value;
+    data.releases.forEach((r: Obj, i: number) => {
+      if (!r || typeof r.name !== 'string') return;
+      const offset = relNode?.items?.[i]?.range?.[0];
+      releases.push({ name: r.name, installed: r.installed !== false, chart: r.chart ?? null, namespace: r.namespace ?? null, hooks: r.hooks ?? null, line: offset === undefined ? null : lc.linePos(offset).line });
+    });
+  }
+  return { releases };
+}
+
 function readHelmfile(file: string, rel: (abs: string) => string, installs: BootstrapInstall[], problems: Problem[]): void {
   let text: string;
   try {
@@ -97,48 +129,39 @@ function readHelmfile(file: string, rel: (abs: string) => string, installs: Boot
     return;
   }
   const { text: plain } = stripTemplates(text);
-  const lc = new (yaml().LineCounter)();
-  const docs = yaml().parseAllDocuments(plain, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
-  const errors = docs.flatMap((d) => d.errors);
-  if (errors.length) {
-    const { line } = lc.linePos(errors[0]!.pos[0]);
+  // Parsed once per text (parse-memo.ts): a warm check then loads no YAML library for the bootstrap files.
+  const read = sharedMemo().get('helmfile-releases', plain, () => parseHelmfile(plain));
+  if ('error' in read) {
     problems.push({
       code: 'bootstrap-unreadable',
       severity: 'warning',
       message:
         `${rel(file)} looks like a helmfile, but it does not parse as YAML even with its {{ ... }} templates set aside ` +
-        `(${errors[0]!.message.split('\n')[0]}): what it installs before Flux is not known, so CRD findings may be ` +
+        `(${read.error.message}): what it installs before Flux is not known, so CRD findings may be ` +
         `wrong. Declare what it installs in tiers.yaml (externalCrds), or simplify the templating.`,
       file: rel(file),
-      line,
+      line: read.error.line,
       object: null,
       cluster: null,
     });
     return;
   }
   const dir = path.dirname(file);
-  for (const doc of docs) {
-    const contents = doc.contents as { items?: { key: unknown; value: { items?: { range?: [number] }[] } }[] } | null;
-    const data = doc.toJS() as Obj | null;
-    if (!data || !Array.isArray(data.releases)) continue;
-    const relNode = contents?.items?.find((p) => (p.key as { value?: unknown })?.value === 'releases')?.value;
-    data.releases.forEach((r: Obj, i: number) => {
-      if (!r || typeof r.name !== 'string' || r.installed === false) return;
-      const offset = relNode?.items?.[i]?.range?.[0];
-      const line = offset === undefined ? null : lc.linePos(offset).line;
-      const chart = typeof r.chart === 'string' && !r.chart.includes('__tpl__') ? r.chart : null;
-      const ns = typeof r.namespace === 'string' && !r.namespace.includes('__tpl__') ? r.namespace : null;
-      const groups = new Set<string>();
-      for (const h of Array.isArray(r.hooks) ? r.hooks : []) {
-        const hook = hookOf(h, r.name, ns);
-        for (const g of hook.waited) groups.add(g);
-        for (const target of hook.applied) {
-          const got = appliedGroups(path.resolve(dir, target), target);
-          if (got.length) installs.push({ name: path.basename(target), namespace: null, kind: 'hook-apply', chart: null, groups: got, file: rel(file), line });
-        }
+  for (const r of read.releases) {
+    if (!r.installed) continue;
+    const line = r.line;
+    const chart = typeof r.chart === 'string' && !r.chart.includes('__tpl__') ? r.chart : null;
+    const ns = typeof r.namespace === 'string' && !r.namespace.includes('__tpl__') ? r.namespace : null;
+    const groups = new Set<string>();
+    for (const h of Array.isArray(r.hooks) ? (r.hooks as Obj[]) : []) {
+      const hook = hookOf(h, r.name, ns);
+      for (const g of hook.waited) groups.add(g);
+      for (const target of hook.applied) {
+        const got = appliedGroups(path.resolve(dir, target), target);
+        if (got.length) installs.push({ name: path.basename(target), namespace: null, kind: 'hook-apply', chart: null, groups: got, file: rel(file), line });
       }
-      installs.push({ name: r.name, namespace: ns, kind: 'helmfile-release', chart, groups: [...groups].sort(), file: rel(file), line });
-    });
+    }
+    installs.push({ name: r.name, namespace: ns, kind: 'helmfile-release', chart, groups: [...groups].sort(), file: rel(file), line });
   }
 }
 
@@ -220,7 +243,8 @@ function kustomizeCrdGroups(dir: string, seen: Set<string>): string[] {
   }
   let k: Obj | null = null;
   try {
-    k = yaml().parseAllDocuments(readFileSync(kfile, 'utf8'))[0]?.toJS() as Obj | null;
+    const text = readFileSync(kfile, 'utf8');
+    k = sharedMemo().get('kustomization-first-doc', text, () => (yaml().parseAllDocuments(text)[0]?.toJS() ?? null) as Obj | null);
   } catch {
     return [];
   }
@@ -254,13 +278,19 @@ function staticCharts(dir: string): string[] {
       continue;
     }
     if (!/kind:\s*(HelmRelease|OCIRepository)/.test(text)) continue;
-    for (const doc of yaml().parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
-      const o = doc.errors.length ? null : (doc.toJS() as Obj | null);
-      if (o?.kind === 'HelmRelease' && typeof o.spec?.chart?.spec?.chart === 'string') charts.add(o.spec.chart.spec.chart);
-      if (o?.kind === 'OCIRepository' && typeof o.spec?.url === 'string') charts.add(o.spec.url);
-    }
+    for (const c of sharedMemo().get('static-charts', text, () => chartsInText(text))) charts.add(c);
   }
   return [...charts].sort();
+}
+
+function chartsInText(text: string): string[] {
+  const charts: string[] = [];
+  for (const doc of yaml().parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
+    const o = doc.errors.length ? null : (doc.toJS() as Obj | null);
+    if (o?.kind === 'HelmRelease' && typeof o.spec?.chart?.spec?.chart === 'string') charts.push(o.spec.chart.spec.chart);
+    if (o?.kind === 'OCIRepository' && typeof o.spec?.url === 'string') charts.push(o.spec.url);
+  }
+  return charts;
 }
 
 /**

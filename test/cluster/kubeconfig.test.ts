@@ -91,4 +91,9 @@ describe('loadKubeconfig', () => {
     expect(e.exitCode).toBe(ExitCode.config);
     expect(e.message).toContain(msg);
   });
+
+  it('says what to do next for a missing --kubeconfig file and an unknown --context', () => {
+    expect((thrown(() => loadKubeconfig({ kubeconfig: join(dir, 'nope.yaml'), env: {} })) as ConfigError).hint).toMatch(/Pass --kubeconfig with an existing file/);
+    expect((thrown(() => loadKubeconfig({ env: { KUBECONFIG: a }, context: 'typo' })) as ConfigError).hint).toMatch(/Pass --context with one of those/);
+  });
 });

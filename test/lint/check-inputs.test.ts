@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { CHART_CRDS, chartEntry } from '../../src/lint/chart-crds.js';
 import { applySuppressions, parseIgnore } from '../../src/lint/suppress.js';
 import type { Problem } from '../../src/model/problem.js';
 import { readBootstrap } from '../../src/repo/bootstrap.js';
+import { ParseMemo, sharedMemo } from '../../src/repo/parse-memo.js';
 import { parseConfig } from '../../src/repo/config.js';
 import { cluster, config, ks, obj } from '../helpers/model.js';
 
@@ -74,6 +75,34 @@ describe('reading the bootstrap', () => {
       ['helmfile-release', 'cert-manager', null, []],
     ]);
     expect(b.problems.map((p) => [p.code, p.severity, p.file, p.line])).toEqual([['bootstrap-unreadable', 'warning', 'bootstrap/helmfile/broken.yaml', 4]]);
+  });
+
+  it('gives the same answer from the parse memo as from the YAML, a broken helmfile included', () => {
+    const { root, write } = repo();
+    write('helmfile.yaml', 'releases:\n  - name: cilium\n    chart: cilium/cilium\n  - name: off\n    chart: x/y\n    installed: false\n');
+    write('bootstrap/helmfile/broken.yaml', 'releases:\n  - name: a\n    chart: [unclosed\n');
+    const file = path.join(root, '.memo');
+    new ParseMemo(file);
+    const first = readBootstrap(root, config(), []);
+    sharedMemo().save();
+    const memo = new ParseMemo(file); // the next load's, read back from disk
+    expect(memo.peek('helmfile-releases', 'releases:\n  - name: a\n    chart: [unclosed\n')).toMatchObject({ error: { line: 4 } });
+    expect(readBootstrap(root, config(), [])).toEqual(first);
+    expect(first.installs.map((i) => [i.name, i.line])).toEqual([['cilium', 2]]);
+    expect(first.problems.map((p) => [p.file, p.line])).toEqual([['bootstrap/helmfile/broken.yaml', 4]]);
+  });
+
+  it('follows symbolic links to folders and files, and passes over a dangling one', () => {
+    const { root, write } = repo();
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'standup-bootstrap-target-'));
+    mkdirSync(path.join(elsewhere, 'helmfile.d'));
+    writeFileSync(path.join(elsewhere, 'helmfile.d', 'apps.yaml'), 'releases:\n  - name: linked-dir\n    chart: a/b\n');
+    writeFileSync(path.join(elsewhere, 'one.yaml'), 'releases:\n  - name: linked-file\n    chart: c/d\n');
+    write('bootstrap/.keep', '');
+    symlinkSync(path.join(elsewhere, 'helmfile.d'), path.join(root, 'bootstrap', 'helmfile.d'));
+    symlinkSync(path.join(elsewhere, 'one.yaml'), path.join(root, 'helmfile.yaml'));
+    symlinkSync(path.join(elsewhere, 'gone.yaml'), path.join(root, 'helmfile.gone.yaml'));
+    expect(readBootstrap(root, config(), []).installs.map((i) => i.name).sort()).toEqual(['linked-dir', 'linked-file']);
   });
 
   it('infers Talos from a machine configuration, and tiers.yaml platform: wins', () => {
