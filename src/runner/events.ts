@@ -53,7 +53,8 @@ export type RunEvent =
 /**
  * HelmReleases helm-controller turned away ("dependency ... is not ready") that standup asked again once its watch saw
  * every dependency Ready: how many releases, how many requests, and how many of them got past the dependency check on
- * standup's request (turn-aways that did not wait out --requeue-dependency).
+ * standup's request (turn-aways that did not wait out --requeue-dependency) while standup was still watching; a
+ * release still in helm-controller's queue when the last tier is Ready is asked but not counted as passed.
  */
 export interface HelmReleaseRequests {
   asked: number;

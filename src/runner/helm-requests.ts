@@ -1,5 +1,5 @@
 import type { ClusterClient } from '../cluster/client.js';
-import { tierStepId, type Emit, type HelmReleaseRequests } from './events.js';
+import type { Emit, HelmReleaseRequests } from './events.js';
 import { decideHelmRelease, newHelmTrack, type HelmTrack, type LiveHelmRelease } from './helm-requeue.js';
 import { HELM_RELEASE, type LiveState } from './live-state.js';
 import { requestReconcile } from './request-reconcile.js';
@@ -12,8 +12,11 @@ export interface HelmRequestsOptions {
   client: ClusterClient;
   live: LiveState;
   emit: Emit;
-  /** The Kustomizations of the plan: only the HelmReleases they apply are standup's to ask about. */
-  tiers: ReadonlySet<string>;
+  /**
+   * The step each Kustomization of the run reports under (its tier, or the root sync's): only the HelmReleases these
+   * apply are standup's to ask about, and each request is a change event of that step.
+   */
+  steps: ReadonlyMap<string, string>;
   now?: () => number;
   /** Upper bound between two looks when nothing changes (backoffs are woken for on time). */
   tickMs?: number;
@@ -51,14 +54,15 @@ export class HelmRequests {
     for (const [key, hr] of releases) {
       if (signal.aborted) return;
       const owner = ownerOf(hr);
-      if (!owner || !this.o.tiers.has(owner) || this.failed.has(key)) continue;
+      const step = owner ? this.o.steps.get(owner) : undefined;
+      if (!step || this.failed.has(key)) continue;
       const d = decideHelmRelease(this.tracks.get(key) ?? newHelmTrack(), hr, (k) => releases.get(k), at);
       this.tracks.set(key, d.track);
       if (d.passedNow) this.stats.passed++;
       if (!d.request) continue;
       const { namespace, name } = { namespace: hr.metadata.namespace ?? '', name: hr.metadata.name };
       try {
-        await requestReconcile({ client: this.o.client, emit: this.o.emit, id: tierStepId(owner), signal }, { ...HELM_RELEASE, namespace, name }, d.request.value);
+        await requestReconcile({ client: this.o.client, emit: this.o.emit, id: step, signal }, { ...HELM_RELEASE, namespace, name }, d.request.value);
         if (d.track.requests === 1) this.stats.asked++;
         this.stats.requests++;
       } catch (e) {

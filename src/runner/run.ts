@@ -141,7 +141,10 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
     if (dryRun) return dryRunTiers({ ctx: t.ctx, steps, emit, live });
     if (!live) throw new CliError('FLUX_MISSING', `Flux's CRDs are gone from ${t.guard.actualContext}`, ExitCode.failure, 'Run `standup up` to install Flux again.');
     // Beside the tier waits, on the same watches: HelmReleases turned away for a dependency are asked again at once.
-    const requests = new HelmRequests({ client: t.client, live, emit, tiers: new Set(t.ctx.plan.kustomizations.map((k) => k.key)) });
+    // Releases the root sync applies (not a tier) report under the source step, which waits on the root source.
+    const owners = new Map(t.ctx.plan.kustomizations.map((k) => [k.key, tierStepId(k.key)]));
+    if (t.ctx.rootSync.key && !owners.has(t.ctx.rootSync.key)) owners.set(t.ctx.rootSync.key, 'source');
+    const requests = new HelmRequests({ client: t.client, live, emit, steps: owners });
     helm = { requests, done: requests.run(liveSignal) };
     return await waitTiers(t, mode, s, live);
   } finally {

@@ -24,7 +24,7 @@ async function setup(objects: K8sObject[]) {
   const live = new LiveState(client, ac.signal);
   await live.start();
   const events: RunEvent[] = [];
-  const requests = new HelmRequests({ client, live, emit: (e) => events.push(e), tiers: new Set(['flux-system/apps']) });
+  const requests = new HelmRequests({ client, live, emit: (e) => events.push(e), steps: new Map([['flux-system/apps', 'tier:flux-system/apps'], ['flux-system/flux-system', 'source']]) });
   return { client, live, ac, events, requests };
 }
 
@@ -36,12 +36,16 @@ describe('HelmRequests', () => {
       // Applied by a Kustomization outside the plan (excluded, or someone else's): not standup's to ask about.
       hr('db', 'other', { tier: 'elsewhere', deps: ['pg'], ready: away }),
       hr('db', 'manual', { deps: ['pg'], ready: away }),
+      // The root sync's own: under the source step.
+      hr('db', 'rooted', { tier: 'flux-system', deps: ['pg'], ready: away }),
     ]);
     await requests.pass(ac.signal, T0);
-    expect(client.writes.map((w) => w.id)).toEqual(['HelmRelease/db/web']);
+    expect(client.writes.map((w) => w.id).sort()).toEqual(['HelmRelease/db/rooted', 'HelmRelease/db/web']);
+    expect(events.find((e) => e.type === 'change' && e.object === 'HelmRelease/db/rooted')).toMatchObject({ id: 'source' });
+    events.splice(events.findIndex((e) => e.type === 'change' && e.object === 'HelmRelease/db/rooted'), 1);
     expect(client.writes[0]!.body).toEqual({ metadata: { annotations: { 'reconcile.fluxcd.io/requestedAt': '2026-01-01T00:00:00.000Z' } } });
     expect(events).toEqual([{ type: 'change', id: 'tier:flux-system/apps', object: 'HelmRelease/db/web', action: 'annotated reconcile.fluxcd.io/requestedAt=2026-01-01T00:00:00.000Z', dryRun: false }]);
-    expect(requests.stats).toEqual({ asked: 1, requests: 1, passed: 0 });
+    expect(requests.stats).toEqual({ asked: 2, requests: 2, passed: 0 });
     ac.abort();
   });
 
