@@ -192,7 +192,7 @@ function checkGraph(t: RunTarget, force: boolean, emit: Emit): { result: 'ok'; m
   return { result: 'ok', message: `${blocking.length} problem${blocking.length === 1 ? '' : 's'} that keep it from converging ignored (--force)` };
 }
 
-/** `; 12 HelmReleases asked to reconcile once their dependencies were Ready (9 past the check on the request)`. */
+/** The summary's HelmRelease part: how many standup asked, and how many its request got past the dependency gate. */
 function helmPhrase(s: RunScope['summary']): string {
   const h = s.helmReleases;
   if (!h || h.asked === 0) return '';
