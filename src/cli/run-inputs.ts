@@ -17,6 +17,7 @@ import { planCluster } from '../plan/plan.js';
 import { loadRepository, type LoadedRepository } from '../repo/load.js';
 import { readManifests } from '../repo/manifests.js';
 import { parseDuration } from '../runner/duration.js';
+import { guard } from '../runner/preflight.js';
 import type { BootstrapInputs, FallbackCrd, RunTarget } from '../runner/inputs.js';
 import type { K8sObject } from '../cluster/client.js';
 import { readSecret } from './secrets.js';
@@ -72,18 +73,21 @@ export async function readRunTarget(f: ClusterFlags, need: ReadNeeds, requestTim
   const fallback = need.fallback === 'none' ? { objects: [], crds: [] } : await readFallback(repo.root, files, need.fallback);
   const install = entry?.bootstrap?.install;
   const installsFlux = install !== undefined && install !== 'already-running';
+  const guarded = {
+    cluster: model.name,
+    expectedContext: entry?.context ?? f.context,
+    expectedServer: entry?.server,
+    actualContext: kube.context,
+    actualServer: kube.server,
+    pinned: !!(entry?.context || f.context),
+  };
+  // Secrets are decrypted only for the cluster they are for: a wrong context is refused (exit 4) before sops runs.
+  if (need.bootstrap !== 'none' && entry?.bootstrap?.secrets?.length) guard({ name: model.name, guard: guarded });
   return {
     name: model.name,
     ctx,
     client: createClusterClient(kube, { requestTimeoutMs }),
-    guard: {
-      cluster: model.name,
-      expectedContext: entry?.context ?? f.context,
-      expectedServer: entry?.server,
-      actualContext: kube.context,
-      actualServer: kube.server,
-      pinned: !!(entry?.context || f.context),
-    },
+    guard: guarded,
     timeouts: {
       defaultMs: parseDuration(repo.config.timeouts.default),
       tiers: Object.fromEntries(Object.entries(repo.config.timeouts.tiers).map(([k, v]) => [k, parseDuration(v)])),

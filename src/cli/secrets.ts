@@ -21,6 +21,10 @@ export async function readSecret(root: string, s: SecretEntry): Promise<K8sObjec
   let text: string;
   if (s.sops) {
     const r = await execa('sops', ['-d', full], { reject: false });
+    if (r.failed && (r as { code?: string }).code === 'ENOENT') {
+      throw new ConfigError('SOPS_MISSING', `secret ${s.namespace}/${s.name} is SOPS-encrypted (${file}), and sops is not on PATH`,
+        'Install sops (https://github.com/getsops/sops/releases) and make sure your age/PGP key can decrypt it (SOPS_AGE_KEY_FILE).');
+    }
     if (r.failed) {
       throw new ConfigError('SOPS_FAILED', `sops -d ${file} failed${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''}: ${String(r.stderr || r.message).split('\n')[0] ?? ''}`,
         'Check that sops is installed and that your age/PGP key can decrypt it (SOPS_AGE_KEY_FILE).');

@@ -19,7 +19,7 @@ export async function fluxCrdsPresent(client: ClusterClient): Promise<{ present:
 }
 
 /** The context guard: standup writes only to the cluster tiers.yaml pins (or that --context names). Pure. */
-export function guard(t: RunTarget): void {
+export function guard(t: Pick<RunTarget, 'name' | 'guard'>): void {
   const g = t.guard;
   if (!g.pinned) {
     throw new ConfigError('CONTEXT_UNPINNED', `cluster ${t.name} has no kube context pinned in tiers.yaml, so standup will not write to it`,
