@@ -170,7 +170,8 @@ Before anything is written, up runs the checks that decide whether the graph can
 missing dependency, an entry or tier that does not build, a CRD deadlock no fallback covers) and exits 2 with
 check's messages; --force goes on anyway. Every write is a server-side apply (field manager "standup") or a
 reconcile request, so an interrupted run is finished by \`standup resume\`. Each tier is asked to reconcile the
-moment its dependencies are Ready, so none waits out kustomize-controller's --requeue-dependency (30s).
+moment its dependencies are Ready, so none waits out kustomize-controller's --requeue-dependency (30s); so is a
+HelmRelease its tiers applied that helm-controller turned away for a dependency, once every one is Ready.
 
 With bootstrap.install: {path: ...} in tiers.yaml, up applies Flux's install manifests and waits for the controller
 Deployments to be Available (a pod that cannot start is named, with its reason) before it applies the sync.

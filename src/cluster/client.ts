@@ -110,8 +110,8 @@ export interface ClusterClient {
   /** The object, or undefined when it does not exist (a missing kind is still a NoKindError). */
   find(ref: ObjectRef): Promise<K8sObject | undefined>;
   list(kind: KindRef, o?: ListOptions): Promise<{ items: K8sObject[]; resourceVersion: string }>;
-  /** JSON merge patch (annotations, spec.suspend). */
-  patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o?: { dryRun?: boolean }): Promise<K8sObject>;
+  /** JSON merge patch (annotations, spec.suspend); `fieldManager` names the writer in managedFields. */
+  patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o?: { dryRun?: boolean; fieldManager?: string }): Promise<K8sObject>;
   /** Deletes; resolves false when the object was already gone. */
   delete(ref: ObjectRef, o?: DeleteOptions): Promise<boolean>;
   /**

@@ -151,10 +151,10 @@ export class NodeClusterClient implements ClusterClient {
     }
   }
 
-  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean } = {}): Promise<K8sObject> {
+  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
     try {
       const path = await this.api.pathFor(ref, 'patch');
-      return (await this.api.send(HttpMethod.PATCH, path, { dryRun: o.dryRun ? 'All' : undefined }, patch, PatchStrategy.MergePatch)) as K8sObject;
+      return (await this.api.send(HttpMethod.PATCH, path, { dryRun: o.dryRun ? 'All' : undefined, fieldManager: o.fieldManager }, patch, PatchStrategy.MergePatch)) as K8sObject;
     } catch (e) {
       throw this.fail(e, ref);
     }

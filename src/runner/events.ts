@@ -54,6 +54,8 @@ export type RunEvent =
        * `waiting` is the same for the tier steps alone (first tier start to last tier end), when there were any.
        */
       api?: ApiTraffic & { relists: number; waiting?: ApiTraffic & { ms: number } };
+      /** HelmReleases standup asked to reconcile once their dependencies were Ready (when it asked any). */
+      helmReleases?: HelmReleaseRequests;
     };
 
 /**
@@ -77,6 +79,18 @@ export interface ChartSourceCause {
 }
 
 export type StepCause = ChartSourceCause;
+
+/**
+ * HelmReleases helm-controller turned away ("dependency ... is not ready") that standup asked again once its watch saw
+ * every dependency Ready: how many releases, how many requests, and how many of them got past the dependency check on
+ * standup's request (turn-aways that did not wait out --requeue-dependency) while standup was still watching; a
+ * release still in helm-controller's queue when the last tier is Ready is asked but not counted as passed.
+ */
+export interface HelmReleaseRequests {
+  asked: number;
+  requests: number;
+  passed: number;
+}
 
 export interface ApiTraffic {
   requests: number;

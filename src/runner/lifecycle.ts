@@ -2,7 +2,7 @@ import { requestsPerMinute, type ClusterClient, type RequestStats } from '../clu
 import { CliError, ExitCode } from '../model/errors.js';
 import { humanDuration } from '../status/durations.js';
 import { abortError, InterruptedError, RunTimeoutError } from './errors.js';
-import type { ApiTraffic, Emit, RunEvent, StepInfo } from './events.js';
+import type { ApiTraffic, Emit, HelmReleaseRequests, RunEvent, StepInfo } from './events.js';
 import { OutageLog } from './outages.js';
 import { resultOf, StepTracker } from './steps.js';
 
@@ -12,6 +12,12 @@ export interface RunScope {
   emit: Emit;
   signal: AbortSignal;
   outages: OutageLog;
+  /** Counts the body leaves for run-end, however the run ends. */
+  summary: RunSummary;
+}
+
+export interface RunSummary {
+  helmReleases?: HelmReleaseRequests;
 }
 
 export interface RunResult {
@@ -71,8 +77,9 @@ export async function drive(o: DriveOptions, body: (scope: RunScope) => Promise<
   emit({ type: 'plan', cluster: o.cluster, command: o.command, steps: o.steps, dryRun: o.dryRun });
   outages.start();
   let result: RunResult;
+  const summary: RunSummary = {};
   try {
-    result = { ok: true, exitCode: ExitCode.ok, message: await body({ steps, emit, signal, outages }) };
+    result = { ok: true, exitCode: ExitCode.ok, message: await body({ steps, emit, signal, outages, summary }) };
   } catch (e) {
     // Whatever a step threw once the run was stopped, the stop is what ended it.
     const error = signal.aborted ? abortError(signal) : e;
@@ -93,6 +100,7 @@ export async function drive(o: DriveOptions, body: (scope: RunScope) => Promise<
     message: result.message,
     ...(err instanceof CliError && err.hint ? { hint: err.hint } : {}),
     api: { ...apiStats(o.client.stats()), ...traffic.result() },
+    ...(summary.helmReleases && summary.helmReleases.requests > 0 ? { helmReleases: summary.helmReleases } : {}),
   });
   return result;
 }

@@ -10,6 +10,7 @@ import { timeoutFor, type RunTarget } from './inputs.js';
 import { installDeployments, installFlux, waitFluxControllers } from './install.js';
 import { drive, type RunResult, type RunScope } from './lifecycle.js';
 import { LiveState } from './live-state.js';
+import { HelmRequests } from './helm-requests.js';
 import { fluxCrdsPresent, preflight } from './preflight.js';
 import { forgetMirror, MIRROR_RECORD, recordedMirror, recordMirror, shownUrl } from './mirror-record.js';
 import { holdsSource, mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
@@ -63,7 +64,7 @@ export function run(t: RunTarget, mode: RunMode, o: RunOptions): Promise<RunResu
       outcomes = await runSteps(t, mode, o, scope);
       if (mode === 'crds') return o.dryRun ? 'dry run: the CRD fallback would be applied as shown' : 'CRD fallback applied';
       const skipped = outcomes.filter((x) => x.result === 'skipped').length;
-      return o.dryRun ? `dry run: nothing was written; ${outcomes.length} Kustomizations would be waited on` : `${outcomes.length} Kustomizations Ready (${skipped} already were)`;
+      return o.dryRun ? `dry run: nothing was written; ${outcomes.length} Kustomizations would be waited on` : `${outcomes.length} Kustomizations Ready (${skipped} already were)${helmPhrase(scope.summary)}`;
     },
   ).then((r) => ({ ...r, outcomes }));
 }
@@ -132,14 +133,26 @@ export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: Ru
   const fluxThere = (await fluxCrdsPresent(t.client)).missing.length === 0;
   // The watches live as long as these steps: stopped when they end, however they end.
   const watching = new AbortController();
-  const live = fluxThere ? new LiveState(t.client, AbortSignal.any([signal, watching.signal])) : null;
+  const liveSignal = AbortSignal.any([signal, watching.signal]);
+  const live = fluxThere ? new LiveState(t.client, liveSignal) : null;
+  let helm: { requests: HelmRequests; done: Promise<void> } | null = null;
   try {
     await live?.start();
     if (dryRun) return dryRunTiers({ ctx: t.ctx, steps, emit, live });
     if (!live) throw new CliError('FLUX_MISSING', `Flux's CRDs are gone from ${t.guard.actualContext}`, ExitCode.failure, 'Run `standup up` to install Flux again.');
+    // Beside the tier waits, on the same watches: HelmReleases turned away for a dependency are asked again at once.
+    // Releases the root sync applies (not a tier) report under the source step, which waits on the root source.
+    const owners = new Map(t.ctx.plan.kustomizations.map((k) => [k.key, tierStepId(k.key)]));
+    if (t.ctx.rootSync.key && !owners.has(t.ctx.rootSync.key)) owners.set(t.ctx.rootSync.key, 'source');
+    const requests = new HelmRequests({ client: t.client, live, emit, steps: owners });
+    helm = { requests, done: requests.run(liveSignal) };
     return await waitTiers(t, mode, s, live);
   } finally {
     watching.abort();
+    if (helm) {
+      await helm.done;
+      s.summary.helmReleases = { ...helm.requests.stats };
+    }
   }
 }
 
@@ -177,6 +190,13 @@ function checkGraph(t: RunTarget, force: boolean, emit: Emit): { result: 'ok'; m
   if (!force) throw new NotConvergeableError(blocking);
   for (const p of blocking) emit({ type: 'log', level: 'warn', message: `--force: ignoring ${where(p)}: ${p.message}` });
   return { result: 'ok', message: `${blocking.length} problem${blocking.length === 1 ? '' : 's'} that keep it from converging ignored (--force)` };
+}
+
+/** The summary's HelmRelease part: how many standup asked, and how many its request got past the dependency gate. */
+function helmPhrase(s: RunScope['summary']): string {
+  const h = s.helmReleases;
+  if (!h || h.asked === 0) return '';
+  return `; ${h.asked} HelmRelease${h.asked === 1 ? '' : 's'} asked to reconcile once their dependencies were Ready (${h.passed} past helm-controller's dependency check on the request, not after --requeue-dependency)`;
 }
 
 const where = (p: Problem) => (p.file ? `${p.file}${p.line ? `:${p.line}` : ''}` : p.object ?? 'the repository');

@@ -140,7 +140,7 @@ export class FakeCluster implements ClusterClient {
     return { items: items.map(clone), resourceVersion: String(this.rv) };
   }
 
-  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean } = {}): Promise<K8sObject> {
+  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
     this.served(ref);
     const live = this.objects.get(keyOf(ref));
     if (!live) throw new NotFoundError(ref);

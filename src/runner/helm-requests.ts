@@ -1,0 +1,82 @@
+import type { ClusterClient } from '../cluster/client.js';
+import type { Emit, HelmReleaseRequests } from './events.js';
+import { decideHelmRelease, newHelmTrack, type HelmTrack, type LiveHelmRelease } from './helm-requeue.js';
+import { HELM_RELEASE, type LiveState } from './live-state.js';
+import { requestReconcile } from './request-reconcile.js';
+
+/** kustomize-controller's owner labels on everything a Kustomization applies. */
+const OWNER_NAME = 'kustomize.toolkit.fluxcd.io/name';
+const OWNER_NAMESPACE = 'kustomize.toolkit.fluxcd.io/namespace';
+
+export interface HelmRequestsOptions {
+  client: ClusterClient;
+  live: LiveState;
+  emit: Emit;
+  /**
+   * The step each Kustomization of the run reports under (its tier, or the root sync's): only the HelmReleases these
+   * apply are standup's to ask about, and each request is a change event of that step.
+   */
+  steps: ReadonlyMap<string, string>;
+  now?: () => number;
+  /** Upper bound between two looks when nothing changes (backoffs are woken for on time). */
+  tickMs?: number;
+}
+
+/**
+ * Asks helm-controller to reconcile each HelmRelease it turned away for a dependency ("dependency 'ns/x' is not ready")
+ * the moment standup's watch sees every one of its dependencies Ready, instead of leaving it to
+ * `--requeue-dependency` (30 s by default): helm-controller watches no dependency (see helm-requeue.ts). Runs beside
+ * the tier waits on the same live state until `signal` aborts; `stats` says what it asked, for the run summary.
+ */
+export class HelmRequests {
+  private readonly tracks = new Map<string, HelmTrack>();
+  private readonly failed = new Set<string>();
+  readonly stats: HelmReleaseRequests = { asked: 0, requests: 0, passed: 0 };
+
+  constructor(private readonly o: HelmRequestsOptions) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const now = this.o.now ?? Date.now;
+    while (!signal.aborted) {
+      await this.pass(signal, now());
+      const due = Math.min(...[...this.tracks.values()].map((t) => t.againAt).filter((x): x is number => x !== null));
+      try {
+        await this.o.live.changed(Math.max(10, Math.min(this.o.tickMs ?? 1000, due - now())));
+      } catch {
+        return; // the live state was stopped (the run is over, or interrupted)
+      }
+    }
+  }
+
+  /** One look at every HelmRelease the plan's Kustomizations applied. */
+  async pass(signal: AbortSignal, at: number): Promise<void> {
+    const releases = this.o.live.helmReleases;
+    for (const [key, hr] of releases) {
+      if (signal.aborted) return;
+      const owner = ownerOf(hr);
+      const step = owner ? this.o.steps.get(owner) : undefined;
+      if (!step || this.failed.has(key)) continue;
+      const d = decideHelmRelease(this.tracks.get(key) ?? newHelmTrack(), hr, (k) => releases.get(k), at);
+      this.tracks.set(key, d.track);
+      if (d.passedNow) this.stats.passed++;
+      if (!d.request) continue;
+      const { namespace, name } = { namespace: hr.metadata.namespace ?? '', name: hr.metadata.name };
+      try {
+        await requestReconcile({ client: this.o.client, emit: this.o.emit, id: step, signal }, { ...HELM_RELEASE, namespace, name }, d.request.value);
+        if (d.track.requests === 1) this.stats.asked++;
+        this.stats.requests++;
+      } catch (e) {
+        if (signal.aborted) return;
+        // Deleted meanwhile, or not ours to patch (RBAC): helm-controller's own requeue still applies. Said once.
+        this.failed.add(key);
+        this.o.emit({ type: 'log', level: 'warn', message: `could not ask helm-controller to reconcile HelmRelease/${key}: ${e instanceof Error ? e.message : String(e)}; it reconciles it after its --requeue-dependency` });
+      }
+    }
+  }
+}
+
+/** The Kustomization (`namespace/name`) that applied a release, from kustomize-controller's labels. */
+function ownerOf(hr: LiveHelmRelease): string | null {
+  const l = hr.metadata.labels ?? {};
+  return l[OWNER_NAME] && l[OWNER_NAMESPACE] ? `${l[OWNER_NAMESPACE]}/${l[OWNER_NAME]}` : null;
+}
