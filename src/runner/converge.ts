@@ -5,15 +5,17 @@ import { kustomizationReadiness, type Readiness } from '../status/kustomization.
 import { humanDuration } from '../status/durations.js';
 import { sourceReadiness } from '../status/source.js';
 import { TierFailedError, WaitTimeoutError } from './errors.js';
-import { tierStepId, type Emit, type StepResult } from './events.js';
-import { explainFailure, workloadLines } from './explain.js';
+import { tierStepId, type ChartSourceCause, type Emit, type StepResult } from './events.js';
+import { explainChartFailure, explainFailure, workloadLines, type Locate } from './explain.js';
+import { readChartVerdicts, releasesWithoutChart } from './chart-sources.js';
+import type { ChartVerdict } from '../status/helm-source.js';
 import { timeoutFor, type CrdKnowledge, type FallbackCrd, type Timeouts } from './inputs.js';
 import type { LiveState } from './live-state.js';
 import type { OutageLog } from './outages.js';
 import { requestReconcile } from './request-reconcile.js';
 import { assertNoFight } from './source.js';
 import { resultOf, type StepTracker } from './steps.js';
-import { decideTier, newTrack, type Backoff, type TierTrack } from './tier-decision.js';
+import { chartReadDue, decideTier, newTrack, type Backoff, type TierTrack } from './tier-decision.js';
 import { describeWorkloads, liveCrdGroups } from './workloads.js';
 import { crdOnItsWay } from './runtime-crd-wait.js';
 
@@ -48,6 +50,11 @@ interface Tier {
   ended: Ended | null;
   readiness: Readiness;
   revision: string | null;
+  /** The last read of its HelmReleases' chart sources, and what it said of those still waiting for one. */
+  charts: ChartVerdict[];
+  chartWaiting: string | null;
+  /** How it ended, in a few words, for the tiers it keeps from running. */
+  why: string | null;
 }
 
 /**
@@ -62,16 +69,18 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
   const { graph, plan } = o.ctx;
   const root = o.ctx.rootSync.source;
   const order = plan.kustomizations.map((k) => k.key);
-  const tiers = new Map<string, Tier>(order.map((key) => [key, { track: newTrack(key), ended: null, readiness: kustomizationReadiness(undefined), revision: null }]));
+  const tiers = new Map<string, Tier>(order.map((key) => [key, { track: newTrack(key), ended: null, readiness: kustomizationReadiness(undefined), revision: null, charts: [], chartWaiting: null, why: null }]));
   const backoff = o.retryBackoff ?? { initialMs: 2000, maxMs: 30_000 };
   const failures: { key: string; message: string; hint: string }[] = [];
   const timedOut: { key: string; message: string }[] = [];
   let first = true;
+  const locate = locator(o.ctx);
 
-  const end = (key: string, result: Ended, message: string) => {
+  const end = (key: string, result: Ended, message: string, cause?: ChartSourceCause) => {
     const t = tiers.get(key)!;
     t.ended = result;
-    o.steps.end(tierStepId(key), result, message);
+    t.why ??= result === 'timeout' ? 'timed out' : result;
+    o.steps.end(tierStepId(key), result, message, cause);
   };
 
   try {
@@ -94,6 +103,21 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
           ? await crdOnItsWay(o.client, t.readiness.diagnosis, o.knowledge.runtimeCrds)
           : null;
         const notReady = (x: Tier | null) => x !== null && (x.ended === 'failed' || x.ended === 'timeout' || x.ended === 'not-run');
+        // A HelmRelease of its health check stuck on its chart source: read that source (only then, with backoff).
+        let chartFailure = null;
+        let chartWaiting = null;
+        if (t.track.startedAt !== null && t.readiness.state !== 'ready') {
+          const stuck = releasesWithoutChart(live, source.revision, o.live.helmReleases);
+          if (stuck.checking) {
+            const read = chartReadDue(t.track, stuck.signature, now(), backoff);
+            t.track = read.track;
+            if (read.due) t.charts = await readChartVerdicts(o.client, stuck.releases);
+            else if (stuck.signature === '') t.charts = [];
+            chartFailure = t.charts.find((v) => v.state === 'failed')?.failure ?? null;
+            chartWaiting = t.charts.flatMap((v) => (v.state === 'waiting' ? [v.line] : [])).join('; ') || null;
+            t.chartWaiting = chartWaiting;
+          } else t.track = chartReadDue(t.track, '', now(), backoff).track;
+        }
         const depsFailed = [...deps.filter((d) => notReady(tiers.get(d)!)), ...(!live && notReady(parentTier) ? [parent!] : [])];
         const d = decideTier(
           t.track,
@@ -110,6 +134,8 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
             firstPass: first,
             timeoutMs: timeoutFor(o.timeouts, key),
             crdOnItsWay: waitingCrd,
+            chartFailure,
+            chartWaiting,
           },
           now(),
           backoff,
@@ -122,8 +148,10 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
         const out = d.outcome;
         if (!out) continue;
         if (out.type === 'finish') end(key, out.result, out.message);
-        else if (out.type === 'block') end(key, 'not-run', `not run: ${out.by.join(', ')} did not become Ready`);
-        else if (out.type === 'timeout') {
+        else if (out.type === 'block') {
+          const why = out.by.map((b) => `${b} ${tiers.get(b)?.why ?? 'did not become Ready'}`).join('; ');
+          end(key, 'not-run', `not run, not evaluated: ${why}`);
+        } else if (out.type === 'timeout') {
           const message = `not Ready after its timeout (${humanDuration(timeoutFor(o.timeouts, key))}): ${out.line}${await laggards(o, t.readiness)}${outage(o, t.track.startedAt)}`;
           timedOut.push({ key, message: `${key} ${message}` });
           end(key, 'timeout', message);
@@ -132,10 +160,19 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
           const f = { key, message: `${key} is suspended, so it will never become Ready`, hint: `Resume it (\`flux resume ks ${name} -n ${namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.` };
           failures.push(f);
           end(key, 'failed', f.message);
+        } else if (out.chart) {
+          const { message, hint } = explainChartFailure(key, out.chart, locate);
+          failures.push({ key, message, hint });
+          const at = originOf(o.ctx, out.chart.release);
+          t.why = `failed: ${out.chart.release} cannot get its chart`;
+          end(key, 'failed', message, { type: 'chart-source', helmRelease: out.chart.release, chartSource: out.chart.chart, stalled: `${out.chart.stalled.kind}/${out.chart.stalled.namespace}/${out.chart.stalled.name}`, reason: out.chart.reason, message: out.chart.message, file: at?.file ?? null, line: at?.line ?? null });
         } else {
           const workloads = t.readiness.diagnosis?.type === 'health-check' ? await describeWorkloads(o.client, t.readiness.diagnosis.objects) : [];
           const liveCrdGroupsNow = t.readiness.diagnosis?.type === 'missing-crd' ? await liveCrdGroups(o.client) : new Set<string>();
-          const { message, hint } = explainFailure(key, t.readiness, { fallback: o.fallback, knowledge: o.knowledge, liveCrdGroups: liveCrdGroupsNow, workloads });
+          const explained = explainFailure(key, t.readiness, { fallback: o.fallback, knowledge: o.knowledge, liveCrdGroups: liveCrdGroupsNow, workloads });
+          const { hint } = explained;
+          // What the last look at its HelmReleases' chart sources said (a repository unreachable): the cause under the timeout.
+          const message = t.chartWaiting ? `${explained.message}\n  ${t.chartWaiting}` : explained.message;
           failures.push({ key, message, hint });
           end(key, 'failed', message);
         }
@@ -143,7 +180,7 @@ export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
       first = false;
       if ([...tiers.values()].every((t) => t.ended)) break;
       // A retry due before the next tick (a stale DependencyNotReady is asked again after 250 ms) is not made to wait.
-      const due = Math.min(...[...tiers.values()].filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt]).filter((x): x is number => x !== null));
+      const due = Math.min(...[...tiers.values()].filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt, t.track.chartReadAt]).filter((x): x is number => x !== null));
       await o.live.changed(Math.max(10, Math.min(o.tickMs ?? 1000, due - now())));
     }
   } catch (e) {
@@ -184,6 +221,21 @@ async function laggards(o: ConvergeOptions, r: Readiness): Promise<string> {
 function outage(o: ConvergeOptions, since: number | null): string {
   const p = o.outages?.phrase(since ?? 0);
   return p ? `; ${p}` : '';
+}
+
+/** The repository origin of an object of the run's model (`Kind/ns/name`), for messages that say what to edit. */
+function originOf(ctx: PlanContext, key: string): { file: string; line: number | null } | null {
+  const [kind, namespace, ...rest] = key.split('/');
+  const name = rest.join('/');
+  const o = ctx.cluster.objects.find((x) => x.kind === kind && x.name === name && (x.namespace === namespace || x.namespace === null));
+  return o ? o.origin : null;
+}
+
+function locator(ctx: PlanContext): Locate {
+  return (k) => {
+    const at = originOf(ctx, `${k.kind}/${k.namespace}/${k.name}`);
+    return at ? `${at.file}${at.line !== null ? `:${at.line}` : ''}` : null;
+  };
 }
 
 const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

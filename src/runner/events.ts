@@ -28,7 +28,15 @@ export type RunEvent =
   | { type: 'step-start'; id: string; at: string }
   /** A new status line for a running step (Flux's own words where possible). */
   | { type: 'step-status'; id: string; state: string; message: string }
-  | { type: 'step-end'; id: string; result: StepResult; durationMs: number; message: string }
+  | {
+      type: 'step-end';
+      id: string;
+      result: StepResult;
+      durationMs: number;
+      message: string;
+      /** Why it failed, as fields, when standup traced the failure past the Kustomization. */
+      cause?: StepCause;
+    }
   /** Something was (or, with --dry-run, would be) written: an apply result or an annotation. */
   | { type: 'change'; id: string; object: string; action: string; dryRun: boolean }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
@@ -49,6 +57,28 @@ export type RunEvent =
       /** HelmReleases standup asked to reconcile once their dependencies were Ready (when it asked any). */
       helmReleases?: HelmReleaseRequests;
     };
+
+/**
+ * A tier failed because a HelmRelease it waits on can never get its chart: source-controller stalled on its chart
+ * source (or on the repository that source builds from) for the release's current spec.
+ */
+export interface ChartSourceCause {
+  type: 'chart-source';
+  /** `HelmRelease/ns/name` */
+  helmRelease: string;
+  /** What helm-controller reads the chart from: `HelmChart/ns/name` (made from spec.chart, or named by spec.chartRef), `OCIRepository/ns/name`. */
+  chartSource: string;
+  /** The object source-controller stalled on: chartSource, or the HelmRepository (GitRepository, Bucket) it builds from. */
+  stalled: string;
+  /** source-controller's Stalled reason and message, verbatim. */
+  reason: string;
+  message: string;
+  /** The HelmRelease in the repository, when the run's model has it. */
+  file: string | null;
+  line: number | null;
+}
+
+export type StepCause = ChartSourceCause;
 
 /**
  * HelmReleases helm-controller turned away ("dependency ... is not ready") that standup asked again once its watch saw

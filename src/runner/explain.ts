@@ -1,5 +1,6 @@
 import type { Readiness } from '../status/kustomization.js';
 import type { MissingCrd } from '../status/diagnose.js';
+import { keyOf, type ChartFailure, type ObjectKey } from '../status/helm-source.js';
 import { humanizeDurations } from '../status/durations.js';
 import { shortRevision } from '../status/revision.js';
 import type { WorkloadReport } from '../status/workload.js';
@@ -69,6 +70,39 @@ function explainMissingCrd(tier: string, d: MissingCrd, x: ExplainContext): { me
     : `No CRD fallback in tiers.yaml provides ${d.kind}.${d.group}: add its CRD manifest under \`crds:\` in tiers.yaml, run ` +
       `\`standup crds\`, then \`standup resume\`; for good, move ${d.object} to a tier that dependsOn ${tier}.`;
   return { message, hint };
+}
+
+/** Where an object is in the repository (`file:line`), when the run's model has it. */
+export type Locate = (o: ObjectKey) => string | null;
+
+/**
+ * A HelmRelease that can never get its chart: names the release, its chart source and source-controller's own
+ * message, and what to change (the release's chart template, the chartRef'd source, or the repository it builds from).
+ */
+export function explainChartFailure(tier: string, f: ChartFailure, locate: Locate): { message: string; hint: string } {
+  const stalled = keyOf(f.stalled);
+  const via = stalled === f.chart ? `${f.chart} is Stalled` : `${f.chart} builds from ${stalled}, which is Stalled`;
+  const message = `${tier} cannot become Ready: ${f.release} cannot get its chart: ${via} (${f.reason}): ${f.message}`;
+  const [kind, namespace, ...rest] = f.release.split('/');
+  const at = (o: ObjectKey) => {
+    const l = locate(o);
+    return l ? ` in ${l}` : '';
+  };
+  const release = at({ kind: kind!, namespace: namespace!, name: rest.join('/') });
+  // KC keeps waiting on the health check it is in; a fix pushed meanwhile is applied only after it (FLUX.md, HealthCheckCanceled).
+  const then =
+    "source-controller will not try again until that spec changes; then `standup resume` (kustomize-controller first runs out the health check it is in, up to the tier's timeout, unless its CancelHealthCheckOnNewRevision feature gate is on).";
+  if (stalled !== f.chart || !f.template) {
+    return { message, hint: `Fix the spec of ${stalled}${at(f.stalled)} (${f.reason}); ${then}` };
+  }
+  const t = f.template;
+  if (f.reason === 'InvalidChartReference') {
+    const what = [t.chart !== null ? `spec.chart.spec.chart (${t.chart})` : null, `spec.chart.spec.version (${t.version ?? '*'})`].filter(Boolean).join(' or ');
+    const publish = t.sourceRef ? `, or publish that chart version to ${t.sourceRef}` : '';
+    return { message, hint: `Fix ${what} of ${f.release}${release}${publish}; ${then}` };
+  }
+  const field = f.reason === 'ValuesFilesError' ? 'spec.chart.spec.valuesFiles' : 'spec.chart.spec';
+  return { message, hint: `Fix ${field} of ${f.release}${release}; ${then}` };
 }
 
 /** Why each workload is not healthy, one indented line each (`Deployment/apps/web: 0/1 ready; web-x2: ...`). */

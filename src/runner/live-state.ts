@@ -1,6 +1,7 @@
 import { FLUX_KUSTOMIZATION, FLUX_SOURCE_API, type ClusterClient, type K8sObject } from '../cluster/client.js';
 import { NoKindError } from '../cluster/errors.js';
 import type { LiveKustomization, LiveSource } from '../status/conditions.js';
+import type { LiveHelmReleaseSpec } from '../status/helm-source.js';
 import type { LiveHelmRelease } from './helm-requeue.js';
 import { sightingOf, type SourceSighting } from '../status/source-writers.js';
 import { abortError } from './errors.js';
@@ -13,7 +14,8 @@ export const HELM_RELEASE = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'He
 const PROBE_AFTER_MS = 5000;
 
 /**
- * The live Kustomizations, sources and HelmReleases (what helm-requests.ts asks about), kept current by surviving
+ * The live Kustomizations, sources and HelmReleases (what helm-requests.ts asks about, and what a tier's health check
+ * waits on), kept current by surviving
  * list-watches. `changed()` resolves on the next
  * update, so waiters react at once instead of polling. While nothing arrives it probes the API server, so an outage
  * is noticed within seconds (the client reports it through `onReachability`).
@@ -22,7 +24,7 @@ export class LiveState {
   readonly kustomizations = new Map<string, LiveKustomization>();
   readonly sources = new Map<string, LiveSource>();
   /** By `namespace/name`; empty where helm-controller's CRDs are not installed. */
-  readonly helmReleases = new Map<string, LiveHelmRelease>();
+  readonly helmReleases = new Map<string, LiveHelmRelease & LiveHelmReleaseSpec>();
   private readonly pending = new Set<string>();
   private wakers: (() => void)[] = [];
   private failure: unknown;
@@ -40,7 +42,7 @@ export class LiveState {
     const kinds = [{ ...FLUX_KUSTOMIZATION }, ...SOURCE_KINDS.map((kind) => ({ apiVersion: FLUX_SOURCE_API, kind }))];
     for (const k of [...kinds, HELM_RELEASE]) this.pending.add(k.kind);
     void this.follow(kinds[0]!, (snap) => replace(this.kustomizations, snap as Map<string, LiveKustomization>), true);
-    void this.follow(HELM_RELEASE, (snap) => replace(this.helmReleases, snap as unknown as Map<string, LiveHelmRelease>));
+    void this.follow(HELM_RELEASE, (snap) => replace(this.helmReleases, snap as unknown as Map<string, LiveHelmRelease & LiveHelmReleaseSpec>));
     for (const k of kinds.slice(1)) {
       void this.follow(k, (snap) => {
         for (const key of [...this.sources.keys()]) if (key.startsWith(`${k.kind}/`)) this.sources.delete(key);

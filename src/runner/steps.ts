@@ -1,4 +1,4 @@
-import type { Emit, StepResult } from './events.js';
+import type { Emit, StepCause, StepResult } from './events.js';
 
 export interface StepOutcome {
   result: 'ok' | 'skipped';
@@ -45,12 +45,12 @@ export class StepTracker {
     this.emit({ type: 'step-status', id, state, message });
   }
 
-  end(id: string, result: StepResult, message: string): void {
+  end(id: string, result: StepResult, message: string, cause?: StepCause): void {
     const s = this.state(id);
     if (s.ended) return;
     s.ended = true;
     const durationMs = s.startedAt === null ? 0 : this.now() - s.startedAt;
-    this.emit({ type: 'step-end', id, result, durationMs, message });
+    this.emit({ type: 'step-end', id, result, durationMs, message, ...(cause ? { cause } : {}) });
   }
 
   started(id: string): boolean {

@@ -2,6 +2,7 @@
 // cluster says (the view) and the time. converge.ts performs the result (events, reconcile requests); the tables in
 // test/runner/tier-decision.test.ts pin every rule without a cluster or a fake.
 
+import type { ChartFailure } from '../status/helm-source.js';
 import type { Readiness } from '../status/kustomization.js';
 import { shortRevision } from '../status/revision.js';
 import { statusLine } from './explain.js';
@@ -21,6 +22,10 @@ export interface TierTrack {
   /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
   depRetries: number;
   depRetryAt: number | null;
+  /** Reads of the chart sources of its HelmReleases stuck on SourceNotReady: what they said, how many, the next due. */
+  chartSignature: string | null;
+  chartReads: number;
+  chartReadAt: number | null;
 }
 
 /** What the cluster and the rest of the run say about the tier now. */
@@ -48,13 +53,21 @@ export interface TierView {
    * the split layout), in words for the status line. The tier then waits for it instead of failing.
    */
   crdOnItsWay?: string | null;
+  /**
+   * A HelmRelease the tier's health check waits on can never get its chart (source-controller's Stalled verdict on its
+   * chart source, for the release's current spec, while KC checks the source's current revision): the tier fails now
+   * instead of at its timeout.
+   */
+  chartFailure?: ChartFailure | null;
+  /** HelmReleases waiting for a chart that may still come (a repository unreachable), in words for the status line. */
+  chartWaiting?: string | null;
 }
 
 export type TierOutcome =
   | { type: 'finish'; result: 'ok' | 'skipped'; message: string }
   /** Something it waits on ended without becoming Ready: it cannot run. */
   | { type: 'block'; by: readonly string[] }
-  | { type: 'fail'; suspended: boolean }
+  | { type: 'fail'; suspended: boolean; chart?: ChartFailure }
   | { type: 'timeout'; line: string };
 
 export interface TierDecision {
@@ -109,8 +122,10 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
     t.requestedAt = new Date(now).toISOString();
     return decision({ request: { value: t.requestedAt, why: 'first', note: null }, line: lineFor(v) });
   }
+  // Stalled is source-controller's last word for that spec: neither waiting nor another reconcile of the tier changes it.
+  if (v.chartFailure) return decision({ outcome: { type: 'fail', suspended: false, chart: v.chartFailure } });
   const current = failureIsCurrent(v, t.requestedAt);
-  const line = lineFor(v);
+  const line = v.chartWaiting ? `${lineFor(v)}; ${v.chartWaiting}` : lineFor(v);
   if (r.state === 'waiting' && r.reason === 'DependencyNotReady' && v.lastHandledReconcileAt === t.requestedAt) {
     // KC handled standup's request but found a dependency not ready that standup already saw Ready: its answer came
     // from a moment before (measured on sulibot: 6-24 ms after the dependency turned Ready). KC then requeues only
@@ -166,7 +181,32 @@ function lineFor(v: TierView): string {
   return v.exists || !v.parent ? statusLine(v.readiness) : `not applied yet (${v.parent} applies it)`;
 }
 
-export const newTrack = (key: string): TierTrack => ({ key, startedAt: null, requestedAt: null, secondChance: false, retries: 0, retryAt: null, depRetries: 0, depRetryAt: null });
+/**
+ * Whether to read the chart sources of a tier's HelmReleases now. `signature` is what those releases say ('' when none
+ * is stuck on its source): a new one is read at once (helm-controller has just looked again), the same one again after
+ * `b`'s backoff, so a release waiting minutes for an unreachable repository costs a handful of GETs.
+ */
+export function chartReadDue(track: TierTrack, signature: string, now: number, b: Backoff): { due: boolean; track: TierTrack } {
+  const t = { ...track };
+  if (signature === '') return { due: false, track: { ...t, chartSignature: null, chartReads: 0, chartReadAt: null } };
+  if (signature !== t.chartSignature) return { due: true, track: { ...t, chartSignature: signature, chartReads: 1, chartReadAt: now + b.initialMs } };
+  if (t.chartReadAt !== null && now < t.chartReadAt) return { due: false, track: t };
+  return { due: true, track: { ...t, chartReads: t.chartReads + 1, chartReadAt: now + Math.min(b.maxMs, b.initialMs * 2 ** t.chartReads) } };
+}
+
+export const newTrack = (key: string): TierTrack => ({
+  key,
+  startedAt: null,
+  requestedAt: null,
+  secondChance: false,
+  retries: 0,
+  retryAt: null,
+  depRetries: 0,
+  depRetryAt: null,
+  chartSignature: null,
+  chartReads: 0,
+  chartReadAt: null,
+});
 
 /** How soon to ask again after a stale DependencyNotReady: soon, since the dependency is Ready, but never in a loop. */
 export const DEP_RETRY: Backoff = { initialMs: 250, maxMs: 5000 };

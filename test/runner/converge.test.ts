@@ -178,4 +178,61 @@ describe('converge', () => {
     expect(error?.code).toBe('INTERRUPTED');
     expect(ends(events)).toEqual({ crds: 'ok', platform: 'interrupted', tools: 'interrupted', apps: 'not-run' });
   });
+
+  describe('a HelmRelease the health check waits on', () => {
+    const STALLED = "invalid chart reference: failed to get chart version for remote reference: no 'web' chart with version matching '9.9.9' found";
+    /** platform applied a HelmRelease (wait: true) and KC runs its health checks for the current revision. */
+    function checking(flux: FakeCluster) {
+      flux.ks('crds', 'ready');
+      flux.ks('tools', 'ready');
+      flux.ks('apps');
+      const k = flux.ks('platform');
+      k.spec = { ...(k.spec as object), wait: true };
+      k.status = {
+        lastAttemptedRevision: flux.revision,
+        inventory: { entries: [{ id: 'apps_web_helm.toolkit.fluxcd.io_HelmRelease', v: 'v2' }] },
+        conditions: [
+          { type: 'Ready', status: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress', observedGeneration: 1 },
+          { type: 'Reconciling', status: 'True', reason: 'Progressing', message: `Running health checks for revision ${flux.revision} with a timeout of 5m0s`, observedGeneration: 1 },
+        ],
+      };
+      flux.onRequest = (key, o) => {
+        if (key !== 'flux-system/platform') flux.ready(key.split('/')[1]!, requested(o));
+      };
+      flux.put({
+        apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', metadata: { name: 'web', namespace: 'apps', generation: 2 },
+        spec: { chart: { spec: { chart: 'web', version: '9.9.9', sourceRef: { kind: 'HelmRepository', name: 'charts', namespace: 'flux-system' } } } },
+        status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'False', reason: 'SourceNotReady', message: `HelmChart 'flux-system/apps-web' is not ready: ${STALLED}`, observedGeneration: 2 }] },
+      });
+    }
+    const chart = (o: { stalled: boolean; generation?: number }) => ({
+      apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'HelmChart', metadata: { name: 'apps-web', namespace: 'flux-system', generation: o.generation ?? 2 },
+      spec: { chart: 'web', version: '9.9.9', sourceRef: { kind: 'HelmRepository', name: 'charts' } },
+      status: { observedGeneration: 2, conditions: o.stalled ? [{ type: 'Stalled', status: 'True', reason: 'InvalidChartReference', message: STALLED }, { type: 'Ready', status: 'False', reason: 'InvalidChartReference', message: STALLED }] : [{ type: 'Ready', status: 'False', reason: 'ChartPullError', message: 'chart pull error: connection refused' }] },
+    });
+
+    it('fails its tier at once when source-controller stalled on its chart, naming both and its words; dependents not evaluated', async () => {
+      const flux = new FakeCluster();
+      checking(flux);
+      flux.put(chart({ stalled: true }));
+      const { error, events } = await run(flux, { timeoutMs: 60_000 });
+      expect(error?.exitCode).toBe(1);
+      expect(error?.message).toBe(`flux-system/platform cannot become Ready: HelmRelease/apps/web cannot get its chart: HelmChart/flux-system/apps-web is Stalled (InvalidChartReference): ${STALLED}`);
+      const end = events.find((e) => e.type === 'step-end' && e.id === 'tier:flux-system/platform');
+      expect(end).toMatchObject({ result: 'failed', cause: { type: 'chart-source', helmRelease: 'HelmRelease/apps/web', chartSource: 'HelmChart/flux-system/apps-web', stalled: 'HelmChart/flux-system/apps-web', reason: 'InvalidChartReference', message: STALLED, file: null, line: null } });
+      expect(events.find((e) => e.type === 'step-end' && e.id === 'tier:flux-system/apps')).toMatchObject({ result: 'not-run', message: 'not run, not evaluated: flux-system/platform failed: HelmRelease/apps/web cannot get its chart' });
+    });
+
+    it('waits (to its timeout) on a chart that may still come, or one Stalled for an older generation, and says why', async () => {
+      for (const c of [chart({ stalled: false }), chart({ stalled: true, generation: 3 })]) {
+        const flux = new FakeCluster();
+        checking(flux);
+        flux.put(c);
+        const { error } = await run(flux, { timeoutMs: 300 });
+        expect(error?.code).toBe('WAIT_TIMEOUT');
+        expect(error?.message).toContain('flux-system/platform not Ready after its timeout');
+        expect(error?.message).toContain('HelmRelease/apps/web waits for HelmChart/flux-system/apps-web: ');
+      }
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Readiness } from '../../src/status/kustomization.js';
-import { DEP_RETRY, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+import { DEP_RETRY, chartReadDue, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+import type { ChartFailure } from '../../src/status/helm-source.js';
 
 const REV = 'main@sha1:' + 'a'.repeat(40);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -129,5 +130,42 @@ describe('decideTier', () => {
     const stale = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready" });
     expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: 'an older request' }), T0 + 5000, backoff).request).toBeNull();
     expect(decideTier(started(), view({ readiness: stale, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z', depsDone: false }), T0 + 5000, backoff)).toMatchObject({ request: null, outcome: null });
+  });
+
+  describe('a HelmRelease that cannot get its chart', () => {
+    const failure: ChartFailure = {
+      release: 'HelmRelease/it-helm/web',
+      chart: 'HelmChart/flux-system/it-helm-web',
+      stalled: { kind: 'HelmChart', namespace: 'flux-system', name: 'it-helm-web' },
+      reason: 'InvalidChartReference',
+      message: "invalid chart reference: failed to get chart version for remote reference: no 'web' chart with version matching '9.9.9' found",
+      template: { chart: 'web', version: '9.9.9', sourceRef: 'HelmRepository/flux-system/repo' },
+    };
+    const checking = r('progressing', { reason: 'Progressing', message: `Running health checks for revision ${REV} with a timeout of 40s` });
+    const waiting = "HelmRelease/it-helm/web waits for HelmChart/flux-system/it-helm-web: no artifact available for HelmRepository source 'dead'";
+
+    it.each([
+      ['a Stalled chart source fails the tier at once, well before its timeout, without a second chance', started(), view({ readiness: checking, chartFailure: failure }), { request: null, outcome: { type: 'fail', suspended: false, chart: failure } }],
+      ['the same while KC has not answered standup\'s request yet (Stalled is the source\'s own verdict)', started(), view({ readiness: checking, chartFailure: failure, lastHandledReconcileAt: 'an older request' }), { outcome: { type: 'fail', chart: failure } }],
+      ['a chart that may still come waits, saying why', started(), view({ readiness: checking, chartWaiting: waiting }), { outcome: null, line: `Running health checks for revision ${REV} with a timeout of 40s; ${waiting}` }],
+    ])('%s', (_name, track, v, expected) => {
+      expect(decideTier(track, v, T0 + 5000, backoff)).toMatchObject(expected);
+    });
+
+    it('a chart that may still come times out at the tier\'s timeout, and the timeout names it', () => {
+      expect(decideTier(started(), view({ readiness: checking, chartWaiting: waiting }), T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: `Running health checks for revision ${REV} with a timeout of 40s; ${waiting}` });
+    });
+
+    it('reads chart sources when what the releases say changes, else with backoff, and not at all when none is stuck', () => {
+      const first = chartReadDue(started(), 'rev\nit-helm/web@2:a', T0, backoff);
+      expect(first).toMatchObject({ due: true, track: { chartReads: 1, chartReadAt: T0 + 2000 } });
+      expect(chartReadDue(first.track, 'rev\nit-helm/web@2:a', T0 + 1999, backoff).due).toBe(false);
+      const second = chartReadDue(first.track, 'rev\nit-helm/web@2:a', T0 + 2000, backoff);
+      expect(second).toMatchObject({ due: true, track: { chartReads: 2, chartReadAt: T0 + 2000 + 4000 } });
+      expect(chartReadDue({ ...second.track, chartReads: 10 }, 'rev\nit-helm/web@2:a', T0 + 6000, backoff).track.chartReadAt).toBe(T0 + 6000 + 30_000);
+      // helm-controller says something new: read at once
+      expect(chartReadDue(second.track, 'rev\nit-helm/web@2:b', T0 + 2001, backoff)).toMatchObject({ due: true, track: { chartReads: 1 } });
+      expect(chartReadDue(second.track, '', T0 + 9000, backoff)).toMatchObject({ due: false, track: { chartSignature: null, chartReads: 0, chartReadAt: null } });
+    });
   });
 });
