@@ -242,7 +242,8 @@ Examples:
   clusterCommand('reset', 'tear a resettable cluster down in reverse tier order (then --up to stand it up again)', RUN_TIMEOUT, `
 Only for clusters marked resettable: true in tiers.yaml, behind the context guard and a confirmation (answering
 anything but y changes nothing and exits 4). Suspends the root sync, deletes every tier in reverse order waiting
-for each finalizer (so prune completes). The root sync is left suspended, so Flux does not re-create what was
+for each finalizer (so prune completes), then for the Namespaces and CRDs prune deleted to be gone, so an up right
+after does not meet them terminating. The root sync is left suspended, so Flux does not re-create what was
 deleted: \`standup up\` (or --up) resumes it; \`standup resume\` takes back a suspension that reset made.
 
 Examples:

@@ -40,7 +40,7 @@ function resetSteps(t: RunTarget, up: boolean): StepInfo[] {
     { id: 'preflight', kind: 'preflight', title: 'Preflight' },
     { id: 'suspend', kind: 'teardown', title: 'Suspend the root sync' },
     ...tiers.map((k): StepInfo => ({ id: deleteId(k), kind: 'teardown', title: `Delete ${k}` })),
-    { id: 'namespaces', kind: 'teardown', title: 'Wait for pruned Namespaces to terminate' },
+    { id: 'namespaces', kind: 'teardown', title: 'Wait for pruned Namespaces and CRDs to be gone' },
     ...(up ? stepsFor(t, 'up').filter((x) => x.id !== 'preflight' && x.id !== 'check') : []),
   ];
 }
@@ -93,16 +93,19 @@ async function teardown(t: RunTarget, o: ResetOptions, s: RunScope): Promise<voi
     await setRootSuspended({ client: t.client, emit: s.emit, id: 'suspend', signal: s.signal, dryRun: dry }, t.ctx.rootSync, true);
     return { result: 'ok', message: dry ? `would suspend ${root}` : `${root} suspended` };
   });
-  const namespaces = new Set<string>();
+  const pruned = { namespaces: new Set<string>(), crds: new Set<string>() };
   for (const key of tiers) {
     await s.steps.run(deleteId(key), async () => {
       const live = await retryTransient(() => t.client.find(ksRef(key)), s.signal);
-      for (const ns of prunedNamespaces(live)) namespaces.add(ns);
+      const p = prunedObjects(live);
+      for (const ns of p.namespaces) pruned.namespaces.add(ns);
+      for (const c of p.crds) pruned.crds.add(c);
       return deleteAndWait(t, o, s, key, !!live);
     });
   }
-  // Prune deletes Namespaces in the background; until they are gone, re-applying them fails, so wait here.
-  await s.steps.run('namespaces', () => waitNamespacesGone(t, o, s, [...namespaces].sort()));
+  // Prune deletes Namespaces and CRDs in the background (a CRD's finalizer first deletes every object of its kind);
+  // until they are gone, re-applying them fails ("object is being deleted"), so an `up` right after would stall.
+  await s.steps.run('namespaces', () => waitPrunedGone(t, o, s, [...pruned.namespaces].sort(), [...pruned.crds].sort()));
 }
 
 const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });
@@ -125,28 +128,35 @@ async function deleteAndWait(t: RunTarget, o: ResetOptions, s: RunScope, key: st
   return { result: 'ok', message: 'deleted, finalizer done' };
 }
 
-/** Namespaces in a Kustomization's inventory (ids `_<name>__Namespace`) that its prune will delete. */
-function prunedNamespaces(live: K8sObject | undefined): string[] {
+/**
+ * Namespaces and CustomResourceDefinitions in a Kustomization's inventory that its prune will delete. Inventory ids
+ * are `<namespace>_<name>_<group>_<kind>`: `_<name>__Namespace` and `_<name>_apiextensions.k8s.io_CustomResourceDefinition`.
+ */
+export function prunedObjects(live: K8sObject | undefined): { namespaces: string[]; crds: string[] } {
   const spec = live?.spec as { prune?: boolean } | undefined;
-  if (!live || !spec?.prune) return [];
-  const entries = (live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? [];
-  return entries.map((e) => /^_([^_]+)__Namespace$/.exec(e.id)?.[1]).filter((n): n is string => !!n);
+  if (!live || !spec?.prune) return { namespaces: [], crds: [] };
+  const ids = ((live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? []).map((e) => e.id);
+  const pick = (re: RegExp) => ids.map((id) => re.exec(id)?.[1]).filter((n): n is string => !!n);
+  return { namespaces: pick(/^_([^_]+)__Namespace$/), crds: pick(/^_([^_]+)_apiextensions\.k8s\.io_CustomResourceDefinition$/) };
 }
 
-async function waitNamespacesGone(t: RunTarget, o: ResetOptions, s: RunScope, names: string[]): Promise<StepOutcome> {
-  if (names.length === 0) return { result: 'skipped', message: 'no Namespaces pruned' };
-  if (o.dryRun) return { result: 'ok', message: `would wait for ${names.join(', ')}` };
+async function waitPrunedGone(t: RunTarget, o: ResetOptions, s: RunScope, namespaces: string[], crds: string[]): Promise<StepOutcome> {
+  const what = [namespaces.length ? `${namespaces.length} Namespaces` : '', crds.length ? `${crds.length} CRDs` : ''].filter(Boolean).join(' and ');
+  if (!what) return { result: 'skipped', message: 'no Namespaces or CRDs pruned' };
+  if (o.dryRun) return { result: 'ok', message: `would wait for ${[...namespaces, ...crds].join(', ')}` };
   const timeoutMs = timeoutFor(t.timeouts, 'namespaces');
+  const refs = [
+    ...namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', name })),
+    ...crds.map((name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name })),
+  ];
   try {
-    await Promise.all(
-      names.map(async (name) => {
-        await t.client.waitDeleted({ apiVersion: 'v1', kind: 'Namespace', name }, { timeoutMs, signal: s.signal, pollMs: o.pollMs });
-      }),
-    );
+    await Promise.all(refs.map((ref) => t.client.waitDeleted(ref, { timeoutMs, signal: s.signal, pollMs: o.pollMs })));
   } catch (e) {
     if (e instanceof AbortedError) throw abortError(s.signal);
-    if (e instanceof CliError && e.exitCode === ExitCode.timeout) throw new WaitTimeoutError(`Namespaces still terminating: ${e.message} (is kube-controller-manager running?)`, names);
+    if (e instanceof CliError && e.exitCode === ExitCode.timeout) {
+      throw new WaitTimeoutError(`pruned objects still terminating: ${e.message} (is kube-controller-manager running? a CRD waits for every object of its kind to be deleted first)`, [...namespaces, ...crds]);
+    }
     throw e;
   }
-  return { result: 'ok', message: `${names.length} Namespaces gone` };
+  return { result: 'ok', message: `${what} gone` };
 }

@@ -15,12 +15,13 @@ export interface CliRun {
 }
 
 /** Runs the CLI in this process (the same code path as bin/standup.js), capturing what it prints. */
-export async function standup(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+export async function standup(args: string[], env: Record<string, string> = {}, sofar?: { stdout: string; stderr: string }): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: Io = {
-    out: (t) => void (stdout += t),
-    err: (t) => void (stderr += t),
+    // `sofar` sees the output as it comes: what a test shows when the run it waits on never ends.
+    out: (t) => void ((stdout += t), sofar && (sofar.stdout += t)),
+    err: (t) => void ((stderr += t), sofar && (sofar.stderr += t)),
     style: plainStyle,
     errStyle: plainStyle,
     isTTY: false,

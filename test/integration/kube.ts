@@ -35,5 +35,5 @@ export function kube(kc: KubeConfig) {
 export const ready = (k: Ks): boolean => isReady(k);
 
 /** Polls until `fn` returns something truthy (the testbed's pollUntil, with falsy meaning "not yet"). */
-export const until = <T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, intervalMs = 500): Promise<T> =>
-  pollUntil(what, async () => (await fn()) || undefined, { timeoutMs, intervalMs });
+export const until = <T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, intervalMs = 500, abort?: () => string | undefined): Promise<T> =>
+  pollUntil(what, async () => (await fn()) || undefined, { timeoutMs, intervalMs, abort });

@@ -234,8 +234,17 @@ describe.sequential('standup against the testbed', () => {
 
   it('a kube-apiserver restart while resume waits: it reconnects and finishes', async () => {
     expect(await code([...dev('reset', '--yes')])).toBe(0);
-    const run = standup([...dev('up', '--source-url', homelabUrl), '-o', 'json']);
-    await until('crds to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'crds' && ready(x)), 120_000, 200);
+    const sofar = { stdout: '', stderr: '' };
+    const run = standup([...dev('up', '--source-url', homelabUrl), '-o', 'json'], {}, sofar);
+    // An up that ends before crds is Ready says why at once; one that never gets there shows what it said so far.
+    let ended: Awaited<typeof run> | undefined;
+    void run.then((r) => (ended = r));
+    await until('crds to be Ready', async () => (await k.kustomizations()).find((x) => x.metadata.name === 'crds' && ready(x)), 120_000, 200,
+      () => (ended ? `up exited ${ended.code} first: ${ended.stderr.trim().split('\n').slice(-8).join(' | ')}` : undefined))
+      .catch(async (e: Error) => {
+        const ks = (await k.kustomizations()).map((x) => `${x.metadata.name}: ${JSON.stringify(x.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]))}`);
+        throw new Error(`${e.message}\nup's last events:\n${sofar.stdout.trim().split('\n').slice(-15).join('\n')}\nstderr: ${sofar.stderr}\nKustomizations:\n${ks.join('\n')}`);
+      });
     await tb.restartApiServer();
     const r = await run;
     expect(r.stderr).toBe('');

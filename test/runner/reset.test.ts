@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/events.js';
 import type { RunTarget } from '../../src/runner/inputs.js';
-import { runReset } from '../../src/runner/reset.js';
+import { prunedObjects, runReset } from '../../src/runner/reset.js';
 import { cluster, ks, plan } from '../helpers/model.js';
 import { FakeCluster } from '../fakes/fake-cluster.js';
 
@@ -50,5 +50,41 @@ describe('reset', () => {
     expect((root.spec as { suspend?: boolean }).suspend).toBe(true);
     expect(root.metadata.annotations?.['standup.io/suspended-by']).toMatch(/^standup reset at /);
     expect(flux.kustomization('apps')).toBeUndefined();
+  });
+
+  it('waits for the Namespaces and CRDs a tier pruned to be gone, so an up right after does not meet them terminating', async () => {
+    const flux = new FakeCluster();
+    flux.ks('flux-system', 'ready');
+    const apps = flux.ks('apps', 'ready');
+    const crd = (name: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
+    flux.put(crd('kustomizations.kustomize.toolkit.fluxcd.io'));
+    flux.put(crd('gitrepositories.source.toolkit.fluxcd.io'));
+    // Prune deleted them, and they are still finishing (a CRD first deletes every object of its kind).
+    flux.put({ ...crd('widgets.example.com'), metadata: { name: 'widgets.example.com', deletionTimestamp: '2026-12-01T00:00:00Z' } });
+    flux.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps', deletionTimestamp: '2026-12-01T00:00:00Z' } });
+    Object.assign(apps, { spec: { ...(apps.spec as object), prune: true }, status: { ...(apps.status as object), inventory: { entries: [
+      { id: '_apps__Namespace', v: 'v1' }, { id: '_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition', v: 'v1' }, { id: 'apps_web_apps_Deployment', v: 'v1' },
+    ] } } });
+    const events: RunEvent[] = [];
+    let goneAt = 0;
+    setTimeout(() => {
+      goneAt = events.length;
+      flux.objects.delete('Namespace//apps');
+      flux.objects.delete('CustomResourceDefinition//widgets.example.com');
+      flux.notify();
+    }, 50);
+    const r = await runReset(target(flux), { emit: (e) => events.push(e), signal: new AbortController().signal, pollMs: 1 });
+    expect(r.exitCode).toBe(0);
+    const end = events.findIndex((e) => e.type === 'step-end' && e.id === 'namespaces');
+    expect(end).toBeGreaterThanOrEqual(goneAt);
+    expect(events[end]).toMatchObject({ result: 'ok', message: '1 Namespaces and 1 CRDs gone' });
+  });
+
+  it('reads pruned Namespaces and CRDs from the inventory, only when prune is on', () => {
+    const live = (prune: boolean) => ({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name: 'a', namespace: 'flux-system' }, spec: { prune },
+      status: { inventory: { entries: [{ id: '_db__Namespace' }, { id: '_pgs.acid.zalan.do_apiextensions.k8s.io_CustomResourceDefinition' }, { id: 'db_x__ConfigMap' }, { id: 'db_y_apiextensions.k8s.io_Other' }] } } });
+    expect(prunedObjects(live(true))).toEqual({ namespaces: ['db'], crds: ['pgs.acid.zalan.do'] });
+    expect(prunedObjects(live(false))).toEqual({ namespaces: [], crds: [] });
+    expect(prunedObjects(undefined)).toEqual({ namespaces: [], crds: [] });
   });
 });
