@@ -2,6 +2,7 @@ import { FLUX_KUSTOMIZATION, type K8sObject } from '../cluster/client.js';
 import { AbortedError } from '../cluster/errors.js';
 import { CliError, ExitCode } from '../model/errors.js';
 import { splitKey } from '../model/ref.js';
+import { inventoryObjects, type WithInventory } from '../status/inventory.js';
 import { abortError, WaitTimeoutError } from './errors.js';
 import type { Emit, StepInfo } from './events.js';
 import { timeoutFor, type RunTarget } from './inputs.js';
@@ -128,16 +129,13 @@ async function deleteAndWait(t: RunTarget, o: ResetOptions, s: RunScope, key: st
   return { result: 'ok', message: 'deleted, finalizer done' };
 }
 
-/**
- * Namespaces and CustomResourceDefinitions in a Kustomization's inventory that its prune will delete. Inventory ids
- * are `<namespace>_<name>_<group>_<kind>`: `_<name>__Namespace` and `_<name>_apiextensions.k8s.io_CustomResourceDefinition`.
- */
+/** Namespaces and CustomResourceDefinitions in a Kustomization's inventory that its prune will delete. */
 export function prunedObjects(live: K8sObject | undefined): { namespaces: string[]; crds: string[] } {
   const spec = live?.spec as { prune?: boolean } | undefined;
   if (!live || !spec?.prune) return { namespaces: [], crds: [] };
-  const ids = ((live.status as { inventory?: { entries?: { id: string }[] } } | undefined)?.inventory?.entries ?? []).map((e) => e.id);
-  const pick = (re: RegExp) => ids.map((id) => re.exec(id)?.[1]).filter((n): n is string => !!n);
-  return { namespaces: pick(/^_([^_]+)__Namespace$/), crds: pick(/^_([^_]+)_apiextensions\.k8s\.io_CustomResourceDefinition$/) };
+  const objects = inventoryObjects(live as WithInventory).filter((o) => !o.namespace);
+  const names = (group: string, kind: string) => objects.filter((o) => o.group === group && o.kind === kind).map((o) => o.name);
+  return { namespaces: names('', 'Namespace'), crds: names('apiextensions.k8s.io', 'CustomResourceDefinition') };
 }
 
 async function waitPrunedGone(t: RunTarget, o: ResetOptions, s: RunScope, namespaces: string[], crds: string[]): Promise<StepOutcome> {

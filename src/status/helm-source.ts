@@ -4,6 +4,7 @@
 // as observed; a fetch error is Generic and retried). Pure: it judges the objects it is given and never fetches.
 
 import { findCondition, type Condition, type LiveKustomization, type LiveMeta } from './conditions.js';
+import { inventoryObjects } from './inventory.js';
 
 export interface ObjectKey {
   kind: string;
@@ -47,15 +48,7 @@ const HELM_GROUP = 'helm.toolkit.fluxcd.io';
 export function releasesWaitedOn(ks: LiveKustomization): { namespace: string; name: string }[] {
   const spec = ks.spec as { wait?: boolean; healthChecks?: { apiVersion?: string; kind?: string; name?: string; namespace?: string }[] } | undefined;
   if (spec?.wait) {
-    const out: { namespace: string; name: string }[] = [];
-    for (const e of ks.status?.inventory?.entries ?? []) {
-      // `<namespace>_<name>_<group>_<Kind>`: names and namespaces never hold `_`.
-      const parts = e.id.split('_');
-      if (parts.length !== 4) continue;
-      const [namespace, name, group, kind] = parts as [string, string, string, string];
-      if (kind === 'HelmRelease' && group === HELM_GROUP && namespace) out.push({ namespace, name });
-    }
-    return out;
+    return inventoryObjects(ks).filter((o) => o.kind === 'HelmRelease' && o.group === HELM_GROUP && o.namespace).map(({ namespace, name }) => ({ namespace, name }));
   }
   return (spec?.healthChecks ?? [])
     .filter((c) => c.kind === 'HelmRelease' && (c.apiVersion ?? '').startsWith(`${HELM_GROUP}/`) && c.name && c.namespace)
