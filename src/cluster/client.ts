@@ -157,3 +157,4 @@ export const refOf = (o: K8sObject): ObjectRef => ({
 
 export const FLUX_KUSTOMIZATION = { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization' } as const;
 export const FLUX_SOURCE_API = 'source.toolkit.fluxcd.io/v1';
+export const FLUX_HELM_RELEASE = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease' } as const;

@@ -13,7 +13,7 @@ import {
   upstreamOf,
   type ChartVerdict,
   type LiveChartSource,
-  type LiveHelmReleaseSpec,
+  type LiveHelmRelease,
   type ObjectKey,
 } from '../status/helm-source.js';
 
@@ -25,12 +25,12 @@ const LIMIT = 10;
  * source's current revision (only then are they what the tier applied). Empty otherwise. `signature` changes whenever
  * what they say changes (a new generation, a new message, another revision), which is when reading again is worth it.
  */
-export function releasesWithoutChart(ks: LiveKustomization | undefined, sourceRevision: string | null, releases: ReadonlyMap<string, LiveHelmReleaseSpec>): { releases: LiveHelmReleaseSpec[]; signature: string; checking: boolean } {
+export function releasesWithoutChart(ks: LiveKustomization | undefined, sourceRevision: string | null, releases: ReadonlyMap<string, LiveHelmRelease>): { releases: LiveHelmRelease[]; signature: string; checking: boolean } {
   const revision = ks ? healthCheckRevision(ks) : null;
   if (!ks || revision === null || sourceRevision === null || revision !== sourceRevision) return { releases: [], signature: '', checking: false };
   const out = releasesWaitedOn(ks)
     .map((r) => releases.get(`${r.namespace}/${r.name}`))
-    .filter((hr): hr is LiveHelmReleaseSpec => hr !== undefined && sourceNotReady(hr));
+    .filter((hr): hr is LiveHelmRelease => hr !== undefined && sourceNotReady(hr));
   const signature = out
     .map((hr) => `${hr.metadata.namespace}/${hr.metadata.name}@${hr.metadata.generation ?? ''}:${hr.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? ''}`)
     .sort()
@@ -39,7 +39,7 @@ export function releasesWithoutChart(ks: LiveKustomization | undefined, sourceRe
 }
 
 /** Reads each release's chart source and judges it. Best effort: what cannot be read says nothing. */
-export async function readChartVerdicts(client: ClusterClient, releases: readonly LiveHelmReleaseSpec[]): Promise<ChartVerdict[]> {
+export async function readChartVerdicts(client: ClusterClient, releases: readonly LiveHelmRelease[]): Promise<ChartVerdict[]> {
   const out: ChartVerdict[] = [];
   for (const hr of releases.slice(0, LIMIT)) {
     const ref = chartSourceOf(hr);

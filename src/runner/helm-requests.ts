@@ -1,7 +1,9 @@
 import type { ClusterClient } from '../cluster/client.js';
 import type { Emit, HelmReleaseRequests } from './events.js';
-import { decideHelmRelease, newHelmTrack, type HelmTrack, type LiveHelmRelease } from './helm-requeue.js';
-import { HELM_RELEASE, type LiveState } from './live-state.js';
+import type { LiveHelmRelease } from '../status/helm-source.js';
+import { decideHelmRelease, newHelmTrack, type HelmTrack } from './helm-requeue.js';
+import { FLUX_HELM_RELEASE } from '../cluster/client.js';
+import type { LiveState } from './live-state.js';
 import { requestReconcile } from './request-reconcile.js';
 
 /** kustomize-controller's owner labels on everything a Kustomization applies. */
@@ -62,7 +64,7 @@ export class HelmRequests {
       if (!d.request) continue;
       const { namespace, name } = { namespace: hr.metadata.namespace ?? '', name: hr.metadata.name };
       try {
-        await requestReconcile({ client: this.o.client, emit: this.o.emit, id: step, signal }, { ...HELM_RELEASE, namespace, name }, d.request.value);
+        await requestReconcile({ client: this.o.client, emit: this.o.emit, id: step, signal }, { ...FLUX_HELM_RELEASE, namespace, name }, d.request.value);
         if (d.track.requests === 1) this.stats.asked++;
         this.stats.requests++;
       } catch (e) {

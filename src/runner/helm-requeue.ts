@@ -15,15 +15,10 @@
 //   an upgrade is forced only when `reconcile.fluxcd.io/forceAt` equals requestedAt (and a reset only when `resetAt`
 //   does), and standup writes requestedAt alone, a fresh value each time.
 
-import { findCondition, type Condition } from '../status/conditions.js';
+import { findCondition } from '../status/conditions.js';
+import type { LiveHelmRelease } from '../status/helm-source.js';
 import type { Backoff } from './tier-decision.js';
 
-/** A live helm.toolkit.fluxcd.io/v2 HelmRelease, as far as the dependency gate needs it. */
-export interface LiveHelmRelease {
-  metadata: { name: string; namespace?: string; generation?: number; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: { suspend?: boolean; dependsOn?: { name: string; namespace?: string; readyExpr?: string }[]; [k: string]: unknown };
-  status?: { observedGeneration?: number; conditions?: Condition[]; lastHandledReconcileAt?: string; [k: string]: unknown };
-}
 
 /** What standup has asked of one release so far. */
 export interface HelmTrack {

@@ -1,14 +1,11 @@
-import { FLUX_KUSTOMIZATION, FLUX_SOURCE_API, type ClusterClient, type K8sObject } from '../cluster/client.js';
+import { FLUX_HELM_RELEASE, FLUX_KUSTOMIZATION, FLUX_SOURCE_API, type ClusterClient, type K8sObject } from '../cluster/client.js';
 import { NoKindError } from '../cluster/errors.js';
 import type { LiveKustomization, LiveSource } from '../status/conditions.js';
-import type { LiveHelmReleaseSpec } from '../status/helm-source.js';
-import type { LiveHelmRelease } from './helm-requeue.js';
+import type { LiveHelmRelease } from '../status/helm-source.js';
 import { sightingOf, type SourceSighting } from '../status/source-writers.js';
 import { abortError } from './errors.js';
 
 const SOURCE_KINDS = ['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact'] as const;
-
-export const HELM_RELEASE = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease' } as const;
 
 /** How often the API server is probed when nothing has been heard from it (a hung server keeps watches silent). */
 const PROBE_AFTER_MS = 5000;
@@ -24,7 +21,7 @@ export class LiveState {
   readonly kustomizations = new Map<string, LiveKustomization>();
   readonly sources = new Map<string, LiveSource>();
   /** By `namespace/name`; empty where helm-controller's CRDs are not installed. */
-  readonly helmReleases = new Map<string, LiveHelmRelease & LiveHelmReleaseSpec>();
+  readonly helmReleases = new Map<string, LiveHelmRelease>();
   private readonly pending = new Set<string>();
   private wakers: (() => void)[] = [];
   private failure: unknown;
@@ -40,9 +37,9 @@ export class LiveState {
   /** Starts the watches and resolves once every one has listed (a kind without a CRD counts as listed, empty). */
   async start(): Promise<void> {
     const kinds = [{ ...FLUX_KUSTOMIZATION }, ...SOURCE_KINDS.map((kind) => ({ apiVersion: FLUX_SOURCE_API, kind }))];
-    for (const k of [...kinds, HELM_RELEASE]) this.pending.add(k.kind);
+    for (const k of [...kinds, FLUX_HELM_RELEASE]) this.pending.add(k.kind);
     void this.follow(kinds[0]!, (snap) => replace(this.kustomizations, snap as Map<string, LiveKustomization>), true);
-    void this.follow(HELM_RELEASE, (snap) => replace(this.helmReleases, snap as unknown as Map<string, LiveHelmRelease & LiveHelmReleaseSpec>));
+    void this.follow(FLUX_HELM_RELEASE, (snap) => replace(this.helmReleases, snap as unknown as Map<string, LiveHelmRelease>));
     for (const k of kinds.slice(1)) {
       void this.follow(k, (snap) => {
         for (const key of [...this.sources.keys()]) if (key.startsWith(`${k.kind}/`)) this.sources.delete(key);

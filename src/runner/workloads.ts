@@ -1,7 +1,8 @@
-import type { ClusterClient } from '../cluster/client.js';
+import { FLUX_HELM_RELEASE, type ClusterClient } from '../cluster/client.js';
 import { podSelector, type LiveDeployment } from '../status/deployment.js';
 import type { LivePod } from '../status/pod.js';
-import { describeDeployment, describeHelmRelease, type LiveHelmRelease, type WorkloadReport } from '../status/workload.js';
+import { describeDeployment, describeHelmRelease, type WorkloadReport } from '../status/workload.js';
+import type { LiveHelmRelease } from '../status/helm-source.js';
 
 /** A workload to describe: a Deployment (its pods' reasons) or a HelmRelease (helm-controller's message). */
 export interface WorkloadRef {
@@ -24,7 +25,7 @@ export async function describeWorkloads(client: ClusterClient, refs: readonly Wo
     const ns = r.namespace!;
     try {
       if (r.kind === 'HelmRelease') {
-        const h = (await client.find({ apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', namespace: ns, name: r.name })) as LiveHelmRelease | undefined;
+        const h = (await client.find({ ...FLUX_HELM_RELEASE, namespace: ns, name: r.name })) as LiveHelmRelease | undefined;
         out.push(describeHelmRelease(h, ns, r.name));
         continue;
       }

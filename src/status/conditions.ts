@@ -15,6 +15,7 @@ export interface LiveMeta {
   namespace?: string;
   generation?: number;
   annotations?: Record<string, string>;
+  labels?: Record<string, string>;
   creationTimestamp?: string;
   deletionTimestamp?: string;
 }

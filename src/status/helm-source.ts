@@ -20,15 +20,20 @@ interface Ref {
   namespace?: string;
 }
 
-/** A live helm.toolkit.fluxcd.io/v2 HelmRelease, as far as its chart source needs it. */
-export interface LiveHelmReleaseSpec {
+/**
+ * A live helm.toolkit.fluxcd.io/v2 HelmRelease, as far as standup reads one: its chart source (here), its dependency
+ * gate (runner/helm-requeue.ts) and its Ready words (workload.ts).
+ */
+export interface LiveHelmRelease {
   metadata: LiveMeta;
   spec?: {
     chart?: { spec?: { chart?: string; version?: string; sourceRef?: Ref } };
     chartRef?: Ref;
+    suspend?: boolean;
+    dependsOn?: { name: string; namespace?: string; readyExpr?: string }[];
     [k: string]: unknown;
   };
-  status?: { observedGeneration?: number; conditions?: Condition[]; helmChart?: string; [k: string]: unknown };
+  status?: { observedGeneration?: number; conditions?: Condition[]; helmChart?: string; lastHandledReconcileAt?: string; [k: string]: unknown };
 }
 
 /** A live HelmChart, OCIRepository or HelmRepository (source.toolkit.fluxcd.io/v1): the fields judged here. */
@@ -73,7 +78,7 @@ export function healthCheckRevision(ks: LiveKustomization): string | null {
  * HelmRelease's); `spec.chart` is a template for HelmChart `<namespace>-<name>` in the namespace of its sourceRef (or
  * the HelmRelease's). Null when neither is set (helm-controller refuses such a release).
  */
-export function chartSourceOf(hr: LiveHelmReleaseSpec): ObjectKey | null {
+export function chartSourceOf(hr: LiveHelmRelease): ObjectKey | null {
   const ns = hr.metadata.namespace ?? '';
   const ref = hr.spec?.chartRef;
   if (ref?.kind && ref.name) return { kind: ref.kind, namespace: ref.namespace || ns, name: ref.name };
@@ -86,7 +91,7 @@ export function chartSourceOf(hr: LiveHelmReleaseSpec): ObjectKey | null {
  * helm-controller looked at this generation of the release and found its source not ready (SourceNotReady): the only
  * state in which reading the source can explain the wait.
  */
-export function sourceNotReady(hr: LiveHelmReleaseSpec): boolean {
+export function sourceNotReady(hr: LiveHelmRelease): boolean {
   const ready = findCondition(hr.status?.conditions, 'Ready');
   if (ready?.status !== 'False' || ready.reason !== 'SourceNotReady') return false;
   return ready.observedGeneration === undefined || hr.metadata.generation === undefined || ready.observedGeneration === hr.metadata.generation;
@@ -101,7 +106,7 @@ function stalledNow(s: LiveChartSource): Condition | null {
 }
 
 /** The HelmChart helm-controller made from this release's template carries the template's chart, version and source. */
-function chartMatchesTemplate(hr: LiveHelmReleaseSpec, chart: LiveChartSource): boolean {
+function chartMatchesTemplate(hr: LiveHelmRelease, chart: LiveChartSource): boolean {
   const tpl = hr.spec?.chart?.spec;
   if (!tpl) return true;
   const version = (v: string | undefined) => (v === undefined || v === '' ? '*' : v);
@@ -152,7 +157,7 @@ const ready = (s: LiveChartSource | undefined): Condition | undefined => findCon
  * or the chart waits for an artifact from a source that is itself Stalled. Everything else is waiting. Null when
  * the release's source is not what keeps it (helm-controller has not found it SourceNotReady at this generation).
  */
-export function chartVerdict(hr: LiveHelmReleaseSpec, chart: LiveChartSource | undefined, upstream?: LiveChartSource): ChartVerdict | null {
+export function chartVerdict(hr: LiveHelmRelease, chart: LiveChartSource | undefined, upstream?: LiveChartSource): ChartVerdict | null {
   if (!sourceNotReady(hr)) return null;
   const ref = chartSourceOf(hr);
   if (!ref) return null;

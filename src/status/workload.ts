@@ -4,6 +4,7 @@
 
 import { deploymentReadiness, type LiveDeployment, type WorkloadReadiness } from './deployment.js';
 import { podAdvice, summarizePods, type LivePod, type PodContext, type PodProblemKind } from './pod.js';
+import type { LiveHelmRelease } from './helm-source.js';
 
 export interface WorkloadReport {
   /** `Deployment/ns/name` */
@@ -35,10 +36,6 @@ export function describeDeployment(d: LiveDeployment | undefined, namespace: str
   return { object, readiness, line: `${readiness.ready} ready; ${why}${deadline}`, advice, terminal, problem: first?.kind ?? null };
 }
 
-export interface LiveHelmRelease {
-  metadata: { name: string; namespace?: string; generation?: number };
-  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
-}
 
 /** A HelmRelease as the health check saw it: helm-controller's Ready message (it quotes the chart's own errors). */
 export function describeHelmRelease(h: LiveHelmRelease | undefined, namespace: string, name: string): WorkloadReport {

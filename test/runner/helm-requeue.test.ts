@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideHelmRelease, dependencyKeys, dependencyReady, HELM_MAX_REQUESTS, newHelmTrack, type HelmTrack, type LiveHelmRelease } from '../../src/runner/helm-requeue.js';
+import { decideHelmRelease, dependencyKeys, dependencyReady, HELM_MAX_REQUESTS, newHelmTrack, type HelmTrack } from '../../src/runner/helm-requeue.js';
+import type { LiveHelmRelease } from '../../src/status/helm-source.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();

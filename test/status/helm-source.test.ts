@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveKustomization } from '../../src/status/conditions.js';
-import { chartSourceOf, chartVerdict, healthCheckRevision, releasesWaitedOn, sourceNotReady, upstreamOf, type LiveChartSource, type LiveHelmReleaseSpec } from '../../src/status/helm-source.js';
+import { chartSourceOf, chartVerdict, healthCheckRevision, releasesWaitedOn, sourceNotReady, upstreamOf, type LiveChartSource, type LiveHelmRelease } from '../../src/status/helm-source.js';
 
 // Shapes and words as helm-controller v1.6.4 and source-controller v1.9.3 write them (seen on the node testbed).
 const REV = 'main@sha1:' + 'a'.repeat(40);
 const STALLED_MSG = "invalid chart reference: failed to get chart version for remote reference: no 'web' chart with version matching '9.9.9' found";
 
-const hr = (o: { gen?: number; readyGen?: number; reason?: string; status?: string; message?: string; version?: string; chartRef?: { kind: string; name: string; namespace?: string }; sourceNs?: string } = {}): LiveHelmReleaseSpec => ({
+const hr = (o: { gen?: number; readyGen?: number; reason?: string; status?: string; message?: string; version?: string; chartRef?: { kind: string; name: string; namespace?: string }; sourceNs?: string } = {}): LiveHelmRelease => ({
   metadata: { name: 'web', namespace: 'it-helm', generation: o.gen ?? 2 },
   spec: o.chartRef
     ? { chartRef: o.chartRef }
