@@ -5,11 +5,20 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// The engines floor, checked before anything else loads: on an older Node the compiled code fails with a syntax or
+// import error that says nothing about the version. process.exitCode, not exit(): this file only sets the outcome.
+const [major, minor] = process.versions.node.split('.').map(Number);
+const supported = major > 20 || (major === 20 && minor >= 19);
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = path.join(root, 'dist/cli/main.js');
 const src = path.join(root, 'src');
 
-if (!existsSync(compiled)) {
+if (!supported) {
+  process.stderr.write(`✗ standup needs Node.js 20.19 or newer; this is ${process.version} (${process.execPath})\n` +
+    '  Install a current Node.js (https://nodejs.org, or nvm install 20), then run standup again.\n');
+  process.exitCode = 2;
+} else if (!existsSync(compiled)) {
   process.stderr.write(`✗ ${path.relative(process.cwd(), compiled) || compiled} is missing: this copy of standup was never built\n` +
     '  In a clone of the repository run `npm run build` (or `npm run standup -- ARGS` to run the TypeScript source).\n');
   process.exitCode = 2;

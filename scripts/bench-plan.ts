@@ -10,8 +10,8 @@
 // Peers are installed by scripts/bench/setup-peers.sh, outside the repository; a peer that is missing is skipped
 // with a line that says why. Results: a Markdown table per repository on stdout (pasted into BENCHMARKS.md), and
 // every run as JSON with --json FILE.
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, symlinkSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, symlinkSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { parseAllDocuments } from 'yaml';
 // The corpus left out generator inputs; standup reports those tiers as build-failed and goes on, flux-local stops at
 // the first failed `flux build`: the copy gets an empty file for each, so every tool does the same complete work.
 import { fillGeneratorInputs } from './bench/up/corpus-graph.js';
+import { timeCommand } from './bench/time-v.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_HOME = process.env.STANDUP_BENCH_HOME ?? path.join(os.homedir(), '.cache', 'standup-bench');
@@ -334,36 +335,6 @@ const TOOLS: Tool[] = [
 // ---------------------------------------------------------------------------------------------------------------
 // Measuring
 
-function parseTimeV(text: string): { wallS: number; maxRssKiB: number; cpuS: number; exitCode: number } {
-  const field = (label: string) => new RegExp(`^\\s*${label.replace(/[()]/g, '\\$&')}:\\s*(.+)$`, 'm').exec(text)?.[1]?.trim() ?? '';
-  const wall = field('Elapsed (wall clock) time (h:mm:ss or m:ss)').split(':').map(Number);
-  const wallS = wall.reduce((acc, v) => acc * 60 + v, 0);
-  return {
-    wallS,
-    maxRssKiB: Number(field('Maximum resident set size (kbytes)')),
-    cpuS: Number(field('User time (seconds)')) + Number(field('System time (seconds)')),
-    exitCode: Number(field('Exit status') || 0),
-  };
-}
-
-/** Sum of RSS (KiB) over every process whose process group is pgid. */
-function groupRssKiB(pgid: number, pageKiB: number): number {
-  let total = 0;
-  for (const ent of readdirSync('/proc')) {
-    if (!/^\d+$/.test(ent)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${ent}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after "(comm)": state ppid pgrp ... rss is field 24 overall, i.e. index 21 after the comm.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) === pgid) total += Number(rest[21]) * pageKiB;
-  }
-  return total;
-}
-
 /**
  * One series of a tool on a repository: cold, warm (the same TMPDIR and XDG_CACHE_HOME again) and edit (warm after
  * a comment is appended to repo.edit, restored afterwards).
@@ -408,25 +379,8 @@ const runStem = (outDir: string, repo: RepoCase, tool: string, n: number, mode: 
 async function measureOnce(tool: Tool, repo: RepoCase, repoDir: string, n: number, mode: Mode, env: NodeJS.ProcessEnv, outDir: string): Promise<Run> {
   const stem = runStem(outDir, repo, tool.name, n, mode);
   const timeFile = `${stem}.time`;
-  const outFd = openSync(`${stem}.out`, 'w');
-  const errFd = openSync(`${stem}.err`, 'w');
   const cmd = tool.command(repoDir, repo.entry);
-  const load1 = os.loadavg()[0] ?? 0;
-  const pageKiB = 4;
-  let treeRssKiB = 0;
-  const child = spawn('/usr/bin/time', ['-v', '-o', timeFile, ...cmd], { cwd: repoDir, env, stdio: ['ignore', outFd, errFd], detached: true });
-  const pgid = child.pid ?? -1;
-  const timer = setInterval(() => {
-    treeRssKiB = Math.max(treeRssKiB, groupRssKiB(pgid, pageKiB));
-  }, SAMPLE_MS);
-  await new Promise<void>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', () => resolve());
-  });
-  clearInterval(timer);
-  closeSync(outFd);
-  closeSync(errFd);
-  const t = parseTimeV(readFileSync(timeFile, 'utf8'));
+  const t = await timeCommand(cmd, { cwd: repoDir, env, stdout: `${stem}.out`, stderr: `${stem}.err`, timeFile, sampleMs: SAMPLE_MS });
   const stdout = readFileSync(`${stem}.out`, 'utf8');
   const stderr = readFileSync(`${stem}.err`, 'utf8');
   let graph: Graph | null = null;
@@ -446,9 +400,9 @@ async function measureOnce(tool: Tool, repo: RepoCase, repoDir: string, n: numbe
     exitCode: t.exitCode,
     wallS: t.wallS,
     maxRssKiB: t.maxRssKiB,
-    treeRssKiB: Math.max(treeRssKiB, t.maxRssKiB),
+    treeRssKiB: t.treeRssKiB,
     cpuS: t.cpuS,
-    load1,
+    load1: t.load1,
     kustomizations: graph && graph.keys.size > 0 ? graph.keys.size : null,
     edges: graph && graph.keys.size > 0 ? graph.edges : null,
     parseError,

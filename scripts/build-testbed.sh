@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the testbed's binaries from the Go modules under test/testbed/go into a cache outside the repository, and
 # prints the bin dir: etcd, kube-apiserver, kube-controller-manager, kubelet, kube-scheduler, kube-proxy, the Flux
-# source-, kustomize- and helm-controller, CoreDNS, sops and age-keygen, and the testbed's own small programs
-# (go/apps: the pause and app images, the CDI-like operator).
+# source-, kustomize- and helm-controller, flux-operator, CoreDNS, sops and age-keygen, and the testbed's own small
+# programs (go/apps: the pause and app images, the CDI-like operator).
 #
 # Cache keys are per module: sha256 of `go version` and every go.mod/go.sum/*.go file of that module, so adding or
 # bumping one module rebuilds only its binaries. Each module builds into <cache>/m/<module>-<key>/bin; the bin dir
 # printed is <cache>/<combined key>/bin, symlinks to those (the combined key hashes the module keys).
-# test/testbed/paths.ts computes the same keys (test/testbed/paths.test.ts checks that).
+# The keys are computed here only: test/testbed/paths.ts asks this script (--print-bin-dir, --print-keys).
 #
 # Usage: build-testbed.sh [--print-bin-dir | --print-keys]
 # Env: STANDUP_TESTBED_CACHE (default ~/.cache/standup-testbed),
@@ -20,8 +20,8 @@ mods="$root/test/testbed/go"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -modcacherw"
 export LC_ALL=C
 
-# Keep in sync with MODULES in test/testbed/paths.ts (the order matters for the combined key).
-modules=(etcd k8s flux-source flux-kustomize flux-helm apps coredns sops)
+# The order matters for the combined key.
+modules=(etcd k8s flux-source flux-kustomize flux-helm apps coredns sops flux-operator)
 gov=$(go version)
 declare -A modkey
 for m in "${modules[@]}"; do
@@ -46,9 +46,10 @@ times="$cache/build-times.txt"
 log() { printf '[build-testbed] %s\n' "$*" >&2; }
 moddir() { echo "$cacheroot/m/$1-${modkey[$1]}"; }
 
-# build <binary> <module> <package> [ldflags...]
+# build <binary> <module> <package> [ldflags [go build flags...]]
 build() {
   local name=$1 mod=$2 pkg=$3 ld=${4:-}
+  local extra=("${@:5}")
   if [[ -n "${TESTBED_BUILD_ONLY:-}" && " $TESTBED_BUILD_ONLY " != *" $name "* ]]; then return; fi
   local out
   out="$(moddir "$mod")/bin"
@@ -66,7 +67,7 @@ build() {
     # GNU time gives the peak RSS figure; the build works without it.
     [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -v)
     if ! (cd "$mods/$mod" && "${timer[@]}" go build -p 2 -trimpath -ldflags "-s -w $ld" \
-        -o "$tmp" "$pkg") >"$blog" 2>&1; then
+        "${extra[@]}" -o "$tmp" "$pkg") >"$blog" 2>&1; then
       tail -n 40 "$blog" >&2
       rm -f "$tmp"
       log "$name: build FAILED"
@@ -89,6 +90,32 @@ kminor=${kv#v1.}; kminor=${kminor%%.*}
 kld="-X k8s.io/component-base/version.gitVersion=$kv -X k8s.io/component-base/version.gitMajor=1"
 kld+=" -X k8s.io/component-base/version.gitMinor=$kminor -X k8s.io/component-base/version.gitTreeState=clean"
 
+fo_mod=github.com/controlplaneio-fluxcd/flux-operator
+# flux-operator's web/ package embeds `dist/*`, the npm-built UI that is git-ignored upstream and so absent from the
+# module zip (`pattern dist/*: no matching files found`); files under GOMODCACHE cannot be overlaid. So the module's
+# source is copied to a fixed directory (its path lands in the binary's build info: a fixed one keeps rebuilds
+# byte-identical), given a one-line placeholder page, and built through a copy of go.mod that replaces the module
+# with that directory. main.go refuses to run unless FIPS 140 mode is on: GOFIPS140=latest, as upstream builds it.
+build_flux_operator() {
+  local d src work
+  d=$(moddir flux-operator)
+  if [[ -x "$d/bin/flux-operator" ]] || [[ -n "${TESTBED_BUILD_ONLY:-}" && " $TESTBED_BUILD_ONLY " != *" flux-operator "* ]]; then
+    build flux-operator flux-operator "$fo_mod/cmd/operator"
+    return
+  fi
+  src=$(cd "$mods/flux-operator" && go list -m -f '{{.Dir}}' "$fo_mod")
+  work="$d/src"
+  rm -rf "$work" && mkdir -p "$work"
+  cp -r "$src" "$work/flux-operator" && chmod -R u+w "$work/flux-operator"
+  mkdir -p "$work/flux-operator/web/dist"
+  printf '<!doctype html><title>flux-operator</title><p>web UI not built\n' >"$work/flux-operator/web/dist/index.html"
+  cp "$mods/flux-operator/go.mod" "$work/go.build.mod" && cp "$mods/flux-operator/go.sum" "$work/go.build.sum"
+  (cd "$mods/flux-operator" && go mod edit -modfile="$work/go.build.mod" -replace "$fo_mod=$work/flux-operator")
+  GOFIPS140=latest build flux-operator flux-operator "$fo_mod/cmd/operator" "-X main.VERSION=$(modver flux-operator "$fo_mod")" \
+    -modfile="$work/go.build.mod"
+  rm -rf "$work"
+}
+
 # Smallest first, so a failure in a big one still leaves the small ones usable.
 build testbed-pause apps ./testbed-pause
 build testbed-app apps ./testbed-app
@@ -103,6 +130,7 @@ build kustomize-controller flux-kustomize github.com/fluxcd/kustomize-controller
 build source-controller flux-source github.com/fluxcd/source-controller
 build helm-controller flux-helm github.com/fluxcd/helm-controller
 build coredns coredns github.com/coredns/coredns
+build_flux_operator
 build sops sops github.com/getsops/sops/v3/cmd/sops
 build age-keygen sops filippo.io/age/cmd/age-keygen
 
@@ -114,6 +142,14 @@ for m in flux-source:github.com/fluxcd/source-controller flux-kustomize:github.c
   cp -f "$src"/config/crd/bases/*.yaml "$cache/crds/"
 done
 chmod -R u+w "$cache/crds"
+# flux-operator's install (config/default: namespace, CRDs, RBAC, Deployment) and the Flux distribution manifests it
+# builds FluxInstances from (config/data, served as /data in its image: no registry is reachable).
+fo_src=$(cd "$mods/flux-operator" && go list -m -f '{{.Dir}}' "$fo_mod")
+rm -rf "$cache/flux-operator" && mkdir -p "$cache/flux-operator"
+cp -r "$fo_src/config/data" "$cache/flux-operator/data"
+cp -r "$fo_src/config" "$cache/flux-operator/config"
+chmod -R u+w,go+rX "$cache/flux-operator"
+rm -rf "$cache/flux-operator/config/data"
 # Which upstream version each binary is, for the images' upstream names (test/testbed/images.ts).
 {
   printf 'source-controller %s\n' "$(modver flux-source github.com/fluxcd/source-controller)"
@@ -122,6 +158,7 @@ chmod -R u+w "$cache/crds"
   printf 'kubernetes %s\n' "$kv"
   printf 'coredns %s\n' "$(modver coredns github.com/coredns/coredns)"
   printf 'sops %s\n' "$(modver sops github.com/getsops/sops/v3)"
+  printf 'flux-operator %s\n' "$(modver flux-operator "$fo_mod")"
 } >"$cache/versions.txt"
 
 echo "$bin"

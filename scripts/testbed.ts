@@ -1,4 +1,4 @@
-// npm run testbed -- up|down|env|status|list [--id ID] [--no-node] [--all]
+// npm run testbed -- up|down|env|status|list [--id ID] [--no-node] [--flux-pods] [--all]
 //
 // `up` starts a testbed (etcd, kube-apiserver, kube-controller-manager, Flux source/kustomize-controller, a
 // loopback git server, and by default a node: containerd, kubelet, kube-scheduler, kube-proxy, helm-controller) in
@@ -78,7 +78,7 @@ async function up(args: Args): Promise<number> {
   mkdirSync(idDir(id), { recursive: true });
   const fd = openSync(serveLog(id), 'w');
   // Re-run this script under the same loader (tsx) as a detached daemon.
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '__serve', '--id', id, ...(args.node ? [] : ['--no-node'])], {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '__serve', '--id', id, ...(args.node ? [] : ['--no-node']), ...(args.fluxPods ? ['--flux-pods'] : [])], {
     detached: true,
     stdio: ['ignore', fd, fd],
     env: process.env,
@@ -105,6 +105,7 @@ async function serve(args: Args): Promise<void> {
   const tb = await start({
     tmpRoot: idDir(id),
     node: args.node,
+    ...(args.fluxPods ? { flux: 'pods' as const } : {}),
     // This daemon stops gracefully itself; the reaper covers SIGKILL.
     handleSignals: false,
     log: (l) => process.stdout.write(`${new Date().toISOString()} ${l}\n`),
@@ -157,6 +158,8 @@ async function down(args: Args): Promise<number> {
 interface Args {
   id?: string;
   node: boolean;
+  /** A bare cluster with a node and no Flux (Flux's images imported), for trying `up`'s own install of Flux. */
+  fluxPods?: boolean;
   all: boolean;
 }
 
@@ -169,12 +172,13 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--no-node') a.node = false;
     else if (x === '--node') a.node = true;
     else if (x === '--all') a.all = true;
+    else if (x === '--flux-pods') a.fluxPods = true;
     else throw new UsageError(`unknown argument ${x}`);
   }
   return a;
 }
 
-const USAGE = 'usage: npm run testbed -- up [--no-node] | down [--id ID | --all] | env [--id ID] | status [--id ID] | list\n';
+const USAGE = 'usage: npm run testbed -- up [--no-node] [--flux-pods] | down [--id ID | --all] | env [--id ID] | status [--id ID] | list\n';
 
 async function main(cmd: string | undefined, rest: string[]): Promise<number> {
   try {

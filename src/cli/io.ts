@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import type { LoadSession } from '../load/load-session.js';
 import { pickStyle, type Style } from '../ui/style.js';
 
 /** Where commands write: data to `out` (stdout), everything for people to `err` (stderr), as flux does. */
@@ -24,6 +25,18 @@ export interface Io {
    * io has it; in-process callers (tests) have nothing to end.
    */
   exitNow?: (code: number) => void;
+  /**
+   * Calls `handler` on each of these signals until the returned function is called. Only the process io has it
+   * (src/cli/main.ts installs it, the one place that hooks the process); in-process callers (tests) get no signals.
+   */
+  onSignal?: (signals: readonly NodeJS.Signals[], handler: () => void) => () => void;
+  /**
+   * Calls `handler` once stdout or stderr can no longer be written (the reader of a pipe exited: EPIPE) until the
+   * returned function is called; from then on `out` (or `err`) drops what it is given. Only the process io has it.
+   */
+  onOutputClosed?: (handler: (stream: 'stdout' | 'stderr') => void) => () => void;
+  /** The command's repository loads (their parse memos and statistics); runCli closes it when the command ends. */
+  loadSession?: LoadSession;
 }
 
 export function processIo(): Io {

@@ -1,11 +1,14 @@
 import { CommanderError } from '@commander-js/extra-typings';
 import { setDebugSink } from '../model/debug.js';
 import { CliError, ExitCode } from '../model/errors.js';
+import { LoadSession } from '../load/load-session.js';
 import { processIo, type Io } from './io.js';
 import { buildProgram } from './program.js';
 
 /** Runs the CLI and returns the exit code; never exits, so tests can call it. */
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
+  const session = io.loadSession ?? new LoadSession();
+  if (!io.loadSession) io = { ...io, loadSession: session };
   let code: number = ExitCode.ok;
   const program = buildProgram(io, (c) => (code = c)).exitOverride();
   const debugSink = setDebugSink(null);
@@ -15,6 +18,7 @@ export async function runCli(argv: string[], io: Io = processIo()): Promise<numb
   } catch (e) {
     return reportError(e, io);
   } finally {
+    session.close(); // saves the parse memos with what the command parsed after its loads
     setDebugSink(debugSink); // --verbose lasts one command (tests run many in one process)
   }
 }
@@ -54,7 +58,39 @@ export async function main(): Promise<void> {
     process.exitCode = code;
     void Promise.all([drained(process.stdout), drained(process.stderr)]).then(() => process.exit(code));
   };
+  io.onSignal = (signals, handler) => {
+    for (const s of signals) process.on(s, handler);
+    return () => {
+      for (const s of signals) process.off(s, handler);
+    };
+  };
+  hookClosedOutput(io);
   process.exitCode = await runCli(process.argv.slice(2), io);
+}
+
+/**
+ * A closed stdout or stderr (`standup up -o json | head -5`: the reader exited, the next write fails with EPIPE)
+ * ends that output quietly: the stream's error is taken here instead of crashing the process with a stack, later
+ * writes to it are dropped, and whoever listens (a run, `status --watch`) ends as on Ctrl-C.
+ */
+function hookClosedOutput(io: Io): void {
+  const closed = { stdout: false, stderr: false };
+  const listeners = new Set<(stream: 'stdout' | 'stderr') => void>();
+  const { out, err } = io;
+  io.out = (t) => void (closed.stdout || out(t));
+  io.err = (t) => void (closed.stderr || err(t));
+  for (const name of ['stdout', 'stderr'] as const) {
+    // Any error on an output (EPIPE, EIO from a terminal that went away) means nothing more can be written to it.
+    process[name].on('error', () => {
+      if (closed[name]) return;
+      closed[name] = true;
+      for (const l of listeners) l(name);
+    });
+  }
+  io.onOutputClosed = (handler) => {
+    listeners.add(handler);
+    return () => void listeners.delete(handler);
+  };
 }
 
 // Run directly (`npm run standup`, `node --import tsx src/cli/main.ts`); an import (tests, bin/standup.js) does not.

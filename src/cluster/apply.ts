@@ -2,18 +2,19 @@
 // a dry-run of every object of a stage before any write, drift detection against the live object, and no write at
 // all for an unchanged object. node-client.ts supplies the requests.
 
-import { refId, refOf, type ApplyAction, type ApplyOptions, type ApplyResult, type K8sObject, type ObjectRef } from './client.js';
+import { apiRefOf, type ApplyAction, type ApplyOptions, type ApplyResult, type K8sObject } from './client.js';
 import { ApplyError, NoKindError, type ClusterError } from './errors.js';
+import { type ApiRef, refKey, groupOf } from '../model/ref.js';
 
 /** The requests apply needs; every method throws ClusterErrors. */
 export interface ApplyOps {
   /** The live object, or undefined; NoKindError when the kind is not served. */
-  find(ref: ObjectRef): Promise<K8sObject | undefined>;
+  find(ref: ApiRef): Promise<K8sObject | undefined>;
   /** One SSA PATCH; `dryRun` = dryRun=All (evaluated, not persisted). */
   ssa(obj: K8sObject, o: ApplyOptions, dryRun: boolean): Promise<K8sObject>;
   waitEstablished(crdNames: string[], timeoutMs: number): Promise<void>;
   /** Normalizes anything thrown into a ClusterError, with the API Status reason when there was one. */
-  toError(e: unknown, ref?: ObjectRef): { error: ClusterError; statusReason?: string; statusMessage?: string };
+  toError(e: unknown, ref?: ApiRef): { error: ClusterError; statusReason?: string; statusMessage?: string };
   delay(ms: number): Promise<void>;
 }
 
@@ -64,10 +65,10 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
   const definedInBatch = (x: K8sObject) =>
     batchCrds.some((c) => {
       const spec = c.spec as { group?: string; names?: { kind?: string } } | undefined;
-      return spec?.group === x.apiVersion.split('/')[0] && spec?.names?.kind === x.kind;
+      return spec?.group === groupOf(x.apiVersion) && spec?.names?.kind === x.kind;
     });
   const namespacesInBatch = new Set(objects.filter((x) => x.kind === 'Namespace' && x.apiVersion === 'v1').map((x) => x.metadata.name));
-  const fail = (ref: ObjectRef, phase: 'dry-run' | 'apply' | 'wait', e: unknown) => {
+  const fail = (ref: ApiRef, phase: 'dry-run' | 'apply' | 'wait', e: unknown) => {
     if (e instanceof ApplyError) return e;
     const { error, statusReason, statusMessage } = ops.toError(e, ref);
     const detail = error instanceof NoKindError ? error.message : (statusMessage ?? error.message);
@@ -77,7 +78,7 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
   for (const stage of applyStages(objects)) {
     const planned: { obj: K8sObject; action: ApplyAction; result?: K8sObject }[] = [];
     for (const obj of stage) {
-      const ref = refOf(obj);
+      const ref = apiRefOf(obj);
       try {
         const live = await findRetrying(ops, ref, !o.dryRun && definedInBatch(obj));
         const dry = await ops.ssa(obj, o, true);
@@ -97,13 +98,13 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
       }
     }
     for (const p of planned) {
-      const ref = refOf(p.obj);
+      const ref = apiRefOf(p.obj);
       if (o.dryRun || p.action === 'unchanged') {
-        results.push({ id: refId(ref), ref, action: p.action, ...(p.result ? { object: p.result } : {}) });
+        results.push({ id: refKey(ref), ref, action: p.action, ...(p.result ? { object: p.result } : {}) });
         continue;
       }
       try {
-        results.push({ id: refId(ref), ref, action: p.action, object: await ops.ssa(p.obj, o, false) });
+        results.push({ id: refKey(ref), ref, action: p.action, object: await ops.ssa(p.obj, o, false) });
       } catch (e) {
         throw fail(ref, 'apply', e);
       }
@@ -113,7 +114,7 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
       try {
         await ops.waitEstablished(crds.map((c) => c.metadata.name), o.crdTimeoutMs ?? 60_000);
       } catch (e) {
-        throw fail(refOf(crds[0]!), 'wait', e);
+        throw fail(apiRefOf(crds[0]!), 'wait', e);
       }
     }
   }
@@ -121,7 +122,7 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
 }
 
 // Right after a CRD turns Established, discovery can lag for a moment: retry a kind the batch just defined.
-async function findRetrying(ops: ApplyOps, ref: ObjectRef, justDefined: boolean): Promise<K8sObject | undefined> {
+async function findRetrying(ops: ApplyOps, ref: ApiRef, justDefined: boolean): Promise<K8sObject | undefined> {
   for (let i = 0; ; i++) {
     try {
       return await ops.find(ref);

@@ -5,36 +5,11 @@ import type { Reachability } from './reachability.js';
 
 export type { Reachability } from './reachability.js';
 
-/** Any Kubernetes object as the API server returns it (plain JSON, no typed model). */
-export interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: K8sMeta;
-  [field: string]: unknown;
-}
+export type { K8sMeta, K8sObject } from '../model/k8s.js';
+import type { K8sObject } from '../model/k8s.js';
+import type { ApiRef } from '../model/ref.js';
 
-export interface K8sMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  deletionTimestamp?: string;
-  [field: string]: unknown;
-}
-
-/** Names one object; `namespace` is omitted (or null) for cluster-scoped kinds. */
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string | null;
-}
-
-/** A kind to list or watch; `namespace` omitted = all namespaces. */
+/** A kind to list or watch (not one object: see ApiRef for that); `namespace` omitted = all namespaces. */
 export interface KindRef {
   apiVersion: string;
   kind: string;
@@ -58,7 +33,7 @@ export interface ApplyOptions {
 export interface ApplyResult {
   /** `Kind/namespace/name`, or `Kind/name` when cluster-scoped. */
   id: string;
-  ref: ObjectRef;
+  ref: ApiRef;
   action: ApplyAction;
   /** The live object after the apply (or the dry-run result); undefined only when a dry-run could not be evaluated. */
   object?: K8sObject;
@@ -81,6 +56,8 @@ export interface ObserveOptions {
   timeoutSeconds?: number;
   /** Poll with a LIST every `pollMs` instead of watching. */
   pollMs?: number;
+  /** Only the objects this label selector picks (`k=v,k2=v2`). */
+  labelSelector?: string;
 }
 
 /** API traffic seen by this client, for benchmarks (requests per minute while waiting). */
@@ -106,14 +83,14 @@ export interface ClusterClient {
   /** GET /version: proves the API server is reachable (preflight, liveness probes); `timeoutMs` overrides the default. */
   serverVersion(o?: { timeoutMs?: number }): Promise<{ gitVersion: string; major?: string; minor?: string }>;
   /** The object, or a NotFoundError. */
-  get(ref: ObjectRef): Promise<K8sObject>;
+  get(ref: ApiRef): Promise<K8sObject>;
   /** The object, or undefined when it does not exist (a missing kind is still a NoKindError). */
-  find(ref: ObjectRef): Promise<K8sObject | undefined>;
+  find(ref: ApiRef): Promise<K8sObject | undefined>;
   list(kind: KindRef, o?: ListOptions): Promise<{ items: K8sObject[]; resourceVersion: string }>;
   /** JSON merge patch (annotations, spec.suspend); `fieldManager` names the writer in managedFields. */
-  patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o?: { dryRun?: boolean; fieldManager?: string }): Promise<K8sObject>;
+  patchMerge(ref: ApiRef, patch: Record<string, unknown>, o?: { dryRun?: boolean; fieldManager?: string }): Promise<K8sObject>;
   /** Deletes; resolves false when the object was already gone. */
-  delete(ref: ObjectRef, o?: DeleteOptions): Promise<boolean>;
+  delete(ref: ApiRef, o?: DeleteOptions): Promise<boolean>;
   /**
    * Server-side apply in Flux's stages (CRDs and Namespaces first, CRDs waited to Established, then the rest).
    * Each object is dry-run first and compared with the live one; an unchanged object is not written.
@@ -124,7 +101,7 @@ export interface ClusterClient {
    * Waits until the object is gone (finalizers done), or throws a ClusterTimeoutError naming its finalizers; an
    * aborted signal ends it at once with AbortedError.
    */
-  waitDeleted(ref: ObjectRef, o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
+  waitDeleted(ref: ApiRef, o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
   /** Waits until every named CRD has Established=True, or throws a ClusterTimeoutError naming the laggards. */
   waitEstablished(crdNames: readonly string[], o?: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number }): Promise<void>;
   /**
@@ -144,11 +121,8 @@ export interface ClusterClient {
 export const requestsPerMinute = (s: RequestStats, now: number = Date.now()): number =>
   ((s.requests + s.watches) * 60_000) / Math.max(1, now - s.since);
 
-/** `Kind/namespace/name`, or `Kind/name` when cluster-scoped (Flux's form). */
-export const refId = (r: { kind: string; namespace?: string | null; name: string }): string =>
-  r.namespace ? `${r.kind}/${r.namespace}/${r.name}` : `${r.kind}/${r.name}`;
-
-export const refOf = (o: K8sObject): ObjectRef => ({
+/** The reference of an object read from (or sent to) the API. */
+export const apiRefOf = (o: K8sObject): ApiRef => ({
   apiVersion: o.apiVersion,
   kind: o.kind,
   name: o.metadata.name,

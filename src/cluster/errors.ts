@@ -1,5 +1,6 @@
-import { CliError, ExitCode, type ExitCodeValue } from '../model/errors.js';
-import { refId, type ApplyResult, type ObjectRef } from './client.js';
+import { CliError, type ErrorCode } from '../model/errors.js';
+import { type ApplyResult } from './client.js';
+import { type ApiRef, refKey } from '../model/ref.js';
 
 /**
  * Why a request failed, from the API status (or the transport). Typed Errors: every ClusterClient method throws a
@@ -18,20 +19,23 @@ export type ClusterReason =
   | 'Aborted'
   | 'Other';
 
+/** The code a failed request carries: CLUSTER_<REASON>, whose exit code the table in src/model/errors.ts gives. */
+const codeOf = (reason: ClusterReason) => `CLUSTER_${reason.toUpperCase() as Uppercase<ClusterReason>}` as const;
+
 export class ClusterError extends CliError {
   constructor(
     readonly reason: ClusterReason,
     message: string,
     readonly status?: number,
-    options?: ErrorOptions & { code?: string; exitCode?: ExitCodeValue; hint?: string },
+    options?: ErrorOptions & { code?: ErrorCode; hint?: string },
   ) {
-    super(options?.code ?? `CLUSTER_${reason.toUpperCase()}`, message, options?.exitCode ?? ExitCode.failure, options?.hint, options);
+    super(options?.code ?? codeOf(reason), message, options);
     this.name = 'ClusterError';
   }
 }
 
 export class NotFoundError extends ClusterError {
-  constructor(readonly ref: ObjectRef, message = `${refId(ref)} not found`, options?: ErrorOptions) {
+  constructor(readonly ref: ApiRef, message = `${refKey(ref)} not found`, options?: ErrorOptions) {
     super('NotFound', message, 404, options);
     this.name = 'NotFoundError';
   }
@@ -59,7 +63,7 @@ export class NoKindError extends ClusterError {
 /** A request did not complete in time (the client-side request timeout, or a wait). */
 export class ClusterTimeoutError extends ClusterError {
   constructor(message: string, options?: ErrorOptions) {
-    super('Timeout', message, undefined, { ...options, exitCode: ExitCode.timeout });
+    super('Timeout', message, undefined, options);
     this.name = 'ClusterTimeoutError';
   }
 }
@@ -73,14 +77,14 @@ export class AbortedError extends ClusterError {
 }
 
 /**
- * One object of an apply was rejected. The message starts with the object, as fluxcd/pkg ssa's DryRunErr does:
+ * One object of an apply was rejected, or its request timed out (APPLY_TIMEOUT, exit 3: run again, or resume). The message starts with the object, as fluxcd/pkg ssa's DryRunErr does:
  * `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`,
  * or `ConfigMap/ns/x dry-run failed (Invalid): <the API server's message>`.
  * `applied` holds the results of the objects applied before the failure (the partial change set).
  */
 export class ApplyError extends ClusterError {
   constructor(
-    readonly ref: ObjectRef,
+    readonly ref: ApiRef,
     readonly phase: 'dry-run' | 'apply' | 'wait',
     reason: ClusterReason,
     detail: string,
@@ -88,10 +92,9 @@ export class ApplyError extends ClusterError {
     o: { status?: number; statusReason?: string; cause?: unknown } = {},
   ) {
     const suffix = reason === 'NoKind' || !o.statusReason ? '' : ` (${o.statusReason})`;
-    super(reason, `${refId(ref)} ${phase} failed${suffix}: ${detail}`, o.status, {
-      code: 'APPLY_FAILED',
+    super(reason, `${refKey(ref)} ${phase} failed${suffix}: ${detail}`, o.status, {
+      code: reason === 'Timeout' ? 'APPLY_TIMEOUT' : 'APPLY_FAILED',
       cause: o.cause,
-      exitCode: reason === 'Timeout' ? ExitCode.timeout : ExitCode.failure,
     });
     this.name = 'ApplyError';
   }

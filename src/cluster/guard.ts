@@ -1,4 +1,4 @@
-import { CliError, ExitCode } from '../model/errors.js';
+import { CliError } from '../model/errors.js';
 
 export interface ContextCheck {
   /** The cluster entry's `context` in tiers.yaml (undefined: not pinned). */
@@ -15,7 +15,7 @@ export interface ContextCheck {
 /** The guard refused: standup must not write to this cluster. Exit 4. */
 export class GuardError extends CliError {
   constructor(message: string, hint: string) {
-    super('CONTEXT_GUARD', message, ExitCode.guard, hint);
+    super('CONTEXT_GUARD', message, { hint });
     this.name = 'GuardError';
   }
 }
@@ -46,12 +46,6 @@ export function checkContext(c: ContextCheck): { ok: true } | { ok: false; error
     };
   }
   return { ok: true };
-}
-
-/** Throws the GuardError when checkContext refuses. */
-export function assertContext(c: ContextCheck): void {
-  const r = checkContext(c);
-  if (!r.ok) throw r.error;
 }
 
 // `https://h:6443/` and `https://H:6443` are the same server; the default port is dropped by URL itself.

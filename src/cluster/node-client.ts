@@ -4,18 +4,7 @@
 // This file wires them to one connection and counts what they do (stats, reachability).
 
 import { createConfiguration, HttpMethod, PatchStrategy, ServerConfiguration, type KubeConfig, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
-import type {
-  ApplyOptions,
-  ApplyResult,
-  ClusterClient,
-  DeleteOptions,
-  K8sObject,
-  KindRef,
-  ListOptions,
-  ObjectRef,
-  ObserveOptions,
-  RequestStats,
-} from './client.js';
+import type { ApplyOptions, ApplyResult, ClusterClient, DeleteOptions, K8sObject, KindRef, ListOptions, ObserveOptions, RequestStats } from './client.js';
 import { debug } from '../model/debug.js';
 import { applyStaged } from './apply.js';
 import { NotFoundError, type ClusterError } from './errors.js';
@@ -26,6 +15,7 @@ import { ReachabilityTracker, type Reachability, type ReachabilityListener } fro
 import { waitDeleted, waitEstablished, type WaitOptions } from './waits.js';
 import { listWatch, pollList, realDelay, type DelayFn } from './watch.js';
 import { watchTransport } from './watch-transport.js';
+import type { ApiRef } from '../model/ref.js';
 
 export interface NodeClientOptions {
   /** Per-request timeout (not watches). Default 30 000 ms. */
@@ -104,7 +94,7 @@ export class NodeClusterClient implements ClusterClient {
     return this.reach.subscribe(fn);
   }
 
-  private fail(e: unknown, ref?: ObjectRef, timeoutMs = this.timeoutMs): ClusterError {
+  private fail(e: unknown, ref?: ApiRef, timeoutMs = this.timeoutMs): ClusterError {
     const err = toClusterError(e, this.server, timeoutMs, ref);
     if (isUnreachable(err)) this.reach.failed(err.message);
     return err;
@@ -119,7 +109,7 @@ export class NodeClusterClient implements ClusterClient {
     }
   }
 
-  async get(ref: ObjectRef): Promise<K8sObject> {
+  async get(ref: ApiRef): Promise<K8sObject> {
     try {
       return (await this.api.send(HttpMethod.GET, await this.api.pathFor(ref, 'read'), {})) as K8sObject;
     } catch (e) {
@@ -127,7 +117,7 @@ export class NodeClusterClient implements ClusterClient {
     }
   }
 
-  async find(ref: ObjectRef): Promise<K8sObject | undefined> {
+  async find(ref: ApiRef): Promise<K8sObject | undefined> {
     try {
       return await this.get(ref);
     } catch (e) {
@@ -151,7 +141,7 @@ export class NodeClusterClient implements ClusterClient {
     }
   }
 
-  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
+  async patchMerge(ref: ApiRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
     try {
       const path = await this.api.pathFor(ref, 'patch');
       return (await this.api.send(HttpMethod.PATCH, path, { dryRun: o.dryRun ? 'All' : undefined, fieldManager: o.fieldManager }, patch, PatchStrategy.MergePatch)) as K8sObject;
@@ -160,7 +150,7 @@ export class NodeClusterClient implements ClusterClient {
     }
   }
 
-  async delete(ref: ObjectRef, o: DeleteOptions = {}): Promise<boolean> {
+  async delete(ref: ApiRef, o: DeleteOptions = {}): Promise<boolean> {
     try {
       const path = await this.api.pathFor(ref, 'delete');
       await this.api.send(HttpMethod.DELETE, path, { propagationPolicy: o.propagationPolicy, dryRun: o.dryRun ? 'All' : undefined });
@@ -199,7 +189,7 @@ export class NodeClusterClient implements ClusterClient {
     });
   }
 
-  waitDeleted(ref: ObjectRef, o: WaitOptions = {}): Promise<void> {
+  waitDeleted(ref: ApiRef, o: WaitOptions = {}): Promise<void> {
     return waitDeleted({ find: (r) => this.find(r), delay: this.delay }, ref, o);
   }
 
@@ -209,13 +199,13 @@ export class NodeClusterClient implements ClusterClient {
 
   observe(kind: KindRef, signal: AbortSignal, o: ObserveOptions = {}): AsyncIterable<Map<string, K8sObject>> {
     if (o.pollMs !== undefined) {
-      return pollList(() => this.list(kind), signal, { intervalMs: o.pollMs, delay: this.delay, onRetry: this.o.onRetry, backoff: this.backoff });
+      return pollList(() => this.list(kind, { labelSelector: o.labelSelector }), signal, { intervalMs: o.pollMs, delay: this.delay, onRetry: this.o.onRetry, backoff: this.backoff });
     }
     const transport = watchTransport(
       {
         kc: this.kc,
         pathFor: (k) => this.api.pathFor({ apiVersion: k.apiVersion, kind: k.kind, namespace: k.namespace }, 'list'),
-        list: (k) => this.list(k),
+        list: (k) => this.list(k, { labelSelector: o.labelSelector }),
         fail: (e) => this.fail(e),
         opened: () => {
           this.counters.watches++;
@@ -224,6 +214,7 @@ export class NodeClusterClient implements ClusterClient {
         alive: () => this.reach.ok(),
       },
       kind,
+      o.labelSelector,
     );
     return listWatch(transport, signal, {
       timeoutSeconds: o.timeoutSeconds ?? 300,

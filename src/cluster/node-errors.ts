@@ -2,8 +2,9 @@
 // errors, aborts) becomes a ClusterError with a reason, so nothing above src/cluster sees a client-node type.
 
 import { ApiException } from '@kubernetes/client-node';
-import { refId, type ObjectRef } from './client.js';
+
 import { ClusterError, ClusterTimeoutError, ConflictError, NotFoundError, type ClusterReason } from './errors.js';
+import { type ApiRef, refKey } from '../model/ref.js';
 
 /** The API Status body of a failed request (reason, message), when the server sent one. */
 export interface ApiStatus {
@@ -42,15 +43,15 @@ const errnoOf = (e: unknown): string | undefined => {
 const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT)$/;
 
 /** Turns whatever client-node threw into a ClusterError; `ref` makes 404s NotFoundErrors. */
-export function toClusterError(e: unknown, server: string, timeoutMs: number, ref?: ObjectRef): ClusterError {
+export function toClusterError(e: unknown, server: string, timeoutMs: number, ref?: ApiRef): ClusterError {
   if (e instanceof ClusterError) return e;
   if (e instanceof ApiException) {
     const st = statusOf(e);
     const reason = reasonByCode[e.code] ?? 'Other';
     const msg = st.message ?? `HTTP ${e.code}`;
-    if (e.code === 404 && ref) return new NotFoundError(ref, `${refId(ref)} not found: ${msg}`, { cause: e });
+    if (e.code === 404 && ref) return new NotFoundError(ref, `${refKey(ref)} not found: ${msg}`, { cause: e });
     if (reason === 'Timeout') return new ClusterTimeoutError(`${msg} (HTTP ${e.code})`, { cause: e });
-    if (reason === 'Conflict') return new ConflictError(`${ref ? `${refId(ref)}: ` : ''}${msg}`, { cause: e });
+    if (reason === 'Conflict') return new ConflictError(`${ref ? `${refKey(ref)}: ` : ''}${msg}`, { cause: e });
     return new ClusterError(reason, `${e.code} ${msg}`, e.code, { cause: e });
   }
   // client-node's Watch reports a non-200 answer as an Error with statusCode (410 Gone, 401, 403).

@@ -4,6 +4,24 @@
 
 import { ApiException, HttpMethod, KubernetesObjectApi, type KubeConfig, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import { NoKindError } from './errors.js';
+import { realDelay } from './watch.js';
+
+/** client-go's rest.Request default (maxRetries). */
+const MAX_RETRIES = 10;
+/** A Retry-After longer than this is cut to it: a CLI waiting on a human keeps asking rather than sleeping on. */
+const MAX_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before sending again, when the answer asks for it: client-go's checkWait (429 or any 5xx, and a
+ * Retry-After of whole seconds). Anything else is not retried here.
+ */
+export function retryAfterMs(code: number, headers: Record<string, string> | undefined): number | undefined {
+  if (code !== 429 && code < 500) return undefined;
+  const h = Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'retry-after')?.[1];
+  if (h === undefined || !/^\d+$/.test(h.trim())) return undefined;
+  return Math.min(Number(h.trim()) * 1000, MAX_WAIT_MS);
+}
+
 
 export class RawObjectApi extends KubernetesObjectApi {
   useContextNamespace(kc: KubeConfig): void {
@@ -27,8 +45,24 @@ export class RawObjectApi extends KubernetesObjectApi {
     return this.specUriPath({ apiVersion: spec.apiVersion, kind: spec.kind, metadata: meta }, action);
   }
 
-  /** One request; `signal` replaces the client's default per-request timeout (a short liveness probe). */
+  /**
+   * One request; `signal` replaces the client's default per-request timeout (a short liveness probe). An answer the
+   * server asks to be retried (429, or 5xx with Retry-After: an apiserver whose storage is re-initialising, API
+   * Priority and Fairness shedding load) is sent again after the wait it names, up to client-go's 10 retries.
+   */
   async send(method: HttpMethod, path: string, query: Record<string, string | undefined>, body?: unknown, contentType?: string, signal?: AbortSignal): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(method, path, query, body, contentType, signal);
+      } catch (e) {
+        const waitMs = e instanceof ApiException ? retryAfterMs(e.code, e.headers) : undefined;
+        if (waitMs === undefined || attempt >= MAX_RETRIES || signal?.aborted) throw e;
+        await realDelay(waitMs, signal ?? new AbortController().signal);
+      }
+    }
+  }
+
+  private sendOnce(method: HttpMethod, path: string, query: Record<string, string | undefined>, body?: unknown, contentType?: string, signal?: AbortSignal): Promise<unknown> {
     const ctx: RequestContext = this.configuration.baseServer.makeRequestContext(path, method);
     if (signal) ctx.setSignal(signal);
     ctx.setHeaderParam('Accept', 'application/json');

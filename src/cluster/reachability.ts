@@ -7,8 +7,10 @@ export interface Reachability {
   since: number;
   /** The first error of the current outage (`ECONNREFUSED`, a timeout), or null while reachable. */
   error: string | null;
-  /** When a request or watch last succeeded (ms since epoch). */
+  /** When a request or watch last succeeded (ms since epoch; before the first answer, when tracking began). */
   lastOk: number;
+  /** Some request or watch has succeeded: the API server answered at least once. */
+  answered: boolean;
 }
 
 export type ReachabilityListener = (r: Reachability) => void;
@@ -20,7 +22,7 @@ export class ReachabilityTracker {
 
   constructor(private readonly now: () => number = Date.now) {
     const t = now();
-    this.state = { reachable: true, since: t, error: null, lastOk: t };
+    this.state = { reachable: true, since: t, error: null, lastOk: t, answered: false };
   }
 
   get(): Reachability {
@@ -30,7 +32,7 @@ export class ReachabilityTracker {
   ok(): void {
     const t = this.now();
     const was = this.state.reachable;
-    this.state = was ? { ...this.state, lastOk: t } : { reachable: true, since: t, error: null, lastOk: t };
+    this.state = was ? { ...this.state, lastOk: t, answered: true } : { reachable: true, since: t, error: null, lastOk: t, answered: true };
     if (!was) this.notify();
   }
 

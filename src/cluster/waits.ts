@@ -1,12 +1,13 @@
 // The client's polling waits (deletion, CRD establishment), written once over `find` and an abortable delay, so the
 // node client, the runner's reset and the tests share them. An aborted signal ends a wait at once with AbortedError.
 
-import { refId, type K8sObject, type ObjectRef } from './client.js';
+import { type K8sObject } from './client.js';
 import { AbortedError, ClusterError, ClusterTimeoutError } from './errors.js';
 import type { DelayFn } from './watch.js';
+import { type ApiRef, refKey } from '../model/ref.js';
 
 export interface WaitDeps {
-  find(ref: ObjectRef): Promise<K8sObject | undefined>;
+  find(ref: ApiRef): Promise<K8sObject | undefined>;
   delay: DelayFn;
 }
 
@@ -19,7 +20,7 @@ export interface WaitOptions {
 const never = new AbortController().signal;
 
 // A wait outlives a short API outage (a control-plane restart): such a look counts as "not yet", until the deadline.
-async function look(d: WaitDeps, ref: ObjectRef, last: K8sObject | undefined): Promise<K8sObject | undefined> {
+async function look(d: WaitDeps, ref: ApiRef, last: K8sObject | undefined): Promise<K8sObject | undefined> {
   try {
     return await d.find(ref);
   } catch (e) {
@@ -29,17 +30,17 @@ async function look(d: WaitDeps, ref: ObjectRef, last: K8sObject | undefined): P
 }
 
 /** Resolves once the object is gone (its finalizers done); ClusterTimeoutError naming the finalizers otherwise. */
-export async function waitDeleted(d: WaitDeps, ref: ObjectRef, o: WaitOptions = {}): Promise<void> {
+export async function waitDeleted(d: WaitDeps, ref: ApiRef, o: WaitOptions = {}): Promise<void> {
   const deadline = Date.now() + (o.timeoutMs ?? 300_000);
   const signal = o.signal ?? never;
   let live: K8sObject | undefined;
   for (;;) {
-    if (signal.aborted) throw new AbortedError(`interrupted while waiting for ${refId(ref)} to be deleted`);
+    if (signal.aborted) throw new AbortedError(`interrupted while waiting for ${refKey(ref)} to be deleted`);
     live = await look(d, ref, live);
     if (!live) return;
     if (Date.now() >= deadline) {
       const fin = live.metadata.finalizers?.length ? ` (finalizers: ${live.metadata.finalizers.join(', ')})` : '';
-      throw new ClusterTimeoutError(`timeout waiting for ${refId(ref)} to be deleted${fin}`);
+      throw new ClusterTimeoutError(`timeout waiting for ${refKey(ref)} to be deleted${fin}`);
     }
     await d.delay(o.pollMs ?? 1000, signal);
   }
@@ -61,7 +62,7 @@ export async function waitEstablished(d: WaitDeps, crdNames: readonly string[], 
   for (;;) {
     const next: string[] = [];
     for (const name of pending) {
-      const crd = await d.find({ ...CRD, name });
+      const crd = await d.find({ ...CRD, namespace: null, name });
       last.set(name, crd);
       if (!established(crd)) next.push(name);
     }

@@ -16,7 +16,7 @@ export interface TransportDeps {
   alive(): void;
 }
 
-export function watchTransport(d: TransportDeps, kind: KindRef): ListWatchTransport<K8sObject> {
+export function watchTransport(d: TransportDeps, kind: KindRef, labelSelector?: string): ListWatchTransport<K8sObject> {
   return {
     list: () => d.list(kind),
     watch: async (resourceVersion, timeoutSeconds, onEvent, signal) => {
@@ -42,7 +42,7 @@ export function watchTransport(d: TransportDeps, kind: KindRef): ListWatchTransp
           else resolve();
         };
         new Watch(d.kc)
-          .watch(path, { resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, (type: string, obj: unknown) => {
+          .watch(path, { resourceVersion, allowWatchBookmarks: true, timeoutSeconds, ...(labelSelector ? { labelSelector } : {}) }, (type: string, obj: unknown) => {
             d.alive();
             onEvent(type, obj);
           }, settle)

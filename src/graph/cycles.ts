@@ -38,7 +38,7 @@ export function findCycles(g: Graph): string[][] {
       if (comp.length > 1 || selfLoop) components.push(comp);
     }
   };
-  for (const key of [...g.nodes.keys()].sort()) if (!index.has(key)) strongConnect(key);
+  for (const key of [...g.deps.keys()].sort()) if (!index.has(key)) strongConnect(key);
 
   return components.map((comp) => loopThrough(g, [...comp].sort()[0]!, new Set(comp))).sort((a, b) => a[0]!.localeCompare(b[0]!));
 }

@@ -1,17 +1,35 @@
-import type { ClusterModel, FluxKustomization } from '../model/flux.js';
+import type { ClusterModel, FluxKustomization, FluxResourceSet } from '../model/flux.js';
+import { resolveResourceSetDeps, type ResolvedDependency } from './resourceset-deps.js';
 
-/** The dependsOn and nesting structure of one cluster's Kustomizations. Pure data, built without I/O. */
+/**
+ * The dependsOn and nesting structure of one cluster's Kustomizations and ResourceSets. Pure data, built without
+ * I/O. Keys are `namespace/name` for a Kustomization and `ResourceSet/namespace/name` for a ResourceSet.
+ */
 export interface Graph {
+  /** The Kustomizations. */
   nodes: Map<string, FluxKustomization>;
-  /** key -> keys it depends on, only those that exist in the cluster. */
+  /** The ResourceSets: nodes too, with their own kind of dependsOn (any object, resolved to the tier applying it). */
+  resourceSets: Map<string, FluxResourceSet>;
+  /** key -> keys it depends on, only those that exist in the cluster (Kustomizations and ResourceSets alike). */
   deps: Map<string, string[]>;
   /** key -> keys that depend on it. */
   dependents: Map<string, string[]>;
-  /** key -> keys of the Kustomizations its build applies. */
+  /** key -> keys of the Kustomizations and ResourceSets its build (or its templates) applies. */
   children: Map<string, string[]>;
-  /** dependsOn entries whose target is not in the cluster: reported, never silently dropped. */
+  /** Kustomization dependsOn entries whose target is not in the cluster: reported, never silently dropped. */
   missing: { from: string; to: string; line: number | null }[];
+  /** Each ResourceSet's dependsOn entries and what each resolved to, by the ResourceSet's key. */
+  resourceSetDeps: Map<string, ResolvedDependency[]>;
 }
+
+/** A node of either kind. */
+export type Tier = FluxKustomization | FluxResourceSet;
+
+/** The node `key` names, of either kind. */
+export const tierOf = (g: Graph, key: string): Tier | undefined => g.nodes.get(key) ?? g.resourceSets.get(key);
+
+/** Every node key, Kustomizations first. */
+export const allKeys = (g: Graph): string[] => [...g.nodes.keys(), ...g.resourceSets.keys()];
 
 /**
  * Builds the graph of a cluster. A Kustomization defined twice keeps its first definition (`check` reports the
@@ -22,15 +40,27 @@ export function buildGraph(cluster: ClusterModel, exclude: ReadonlySet<string> =
   for (const ks of cluster.kustomizations) {
     if (!exclude.has(ks.key) && !nodes.has(ks.key)) nodes.set(ks.key, ks);
   }
+  const resourceSets = new Map<string, FluxResourceSet>();
+  for (const rs of cluster.resourceSets ?? []) {
+    if (!exclude.has(rs.key) && !resourceSets.has(rs.key)) resourceSets.set(rs.key, rs);
+  }
   const deps = new Map<string, string[]>();
   const dependents = new Map<string, string[]>();
   const children = new Map<string, string[]>();
   const missing: Graph['missing'] = [];
-  for (const key of nodes.keys()) {
+  for (const key of [...nodes.keys(), ...resourceSets.keys()]) {
     deps.set(key, []);
     dependents.set(key, []);
     children.set(key, []);
   }
+  const edge = (from: string, to: string) => {
+    const list = deps.get(from)!;
+    if (!list.includes(to)) {
+      list.push(to);
+      dependents.get(to)!.push(from);
+    }
+  };
+  const isNode = (k: string) => nodes.has(k) || resourceSets.has(k);
   for (const [key, ks] of nodes) {
     for (const d of ks.dependsOn) {
       if (exclude.has(d.key)) continue;
@@ -38,15 +68,21 @@ export function buildGraph(cluster: ClusterModel, exclude: ReadonlySet<string> =
         missing.push({ from: key, to: d.key, line: d.line });
         continue;
       }
-      const list = deps.get(key)!;
-      if (!list.includes(d.key)) {
-        list.push(d.key);
-        dependents.get(d.key)!.push(key);
-      }
+      edge(key, d.key);
     }
-    if (ks.parent !== null && nodes.has(ks.parent) && ks.parent !== key) children.get(ks.parent)!.push(key);
+    if (ks.parent !== null && isNode(ks.parent) && ks.parent !== key) children.get(ks.parent)!.push(key);
   }
-  return { nodes, deps, dependents, children, missing };
+  const resourceSetDeps = new Map<string, ResolvedDependency[]>();
+  const parentOf = (k: string) => nodes.get(k)?.parent ?? resourceSets.get(k)?.parent ?? null;
+  for (const [key, rs] of resourceSets) {
+    const above: string[] = [];
+    for (let p = rs.parent; p !== null && !above.includes(p) && p !== key; p = parentOf(p)) above.push(p);
+    const resolved = resolveResourceSetDeps(rs, cluster, isNode, exclude, above);
+    resourceSetDeps.set(key, resolved);
+    for (const r of resolved) if (r.tier !== null && r.tier !== key) edge(key, r.tier);
+    if (rs.parent !== null && isNode(rs.parent) && rs.parent !== key) children.get(rs.parent)!.push(key);
+  }
+  return { nodes, resourceSets, deps, dependents, children, missing, resourceSetDeps };
 }
 
 /** Every key `key` depends on, directly or through others (not including itself unless in a cycle). */
@@ -65,10 +101,10 @@ export function transitiveDeps(g: Graph, key: string): Set<string> {
 /** The chain of parents above `key`, nearest first. Stops on a nesting loop (a self-applying root). */
 export function ancestors(g: Graph, key: string): string[] {
   const out: string[] = [];
-  let cur = g.nodes.get(key)?.parent ?? null;
+  let cur = tierOf(g, key)?.parent ?? null;
   while (cur !== null && !out.includes(cur) && cur !== key) {
     out.push(cur);
-    cur = g.nodes.get(cur)?.parent ?? null;
+    cur = tierOf(g, cur)?.parent ?? null;
   }
   return out;
 }

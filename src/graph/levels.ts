@@ -7,10 +7,23 @@ export interface Levels {
   blocked: string[];
 }
 
-/** Kahn's algorithm over dependsOn edges. Never throws: a cycle leaves its members (and their dependents) blocked. */
+/**
+ * Kahn's algorithm over dependsOn edges. Never throws: a cycle leaves its members (and their dependents) blocked.
+ * What a ResourceSet generates exists only once the ResourceSet has reconciled (after its own dependsOn), so it
+ * comes after the ResourceSet too; a ResourceSet waiting on what it generates itself is blocked, as it deadlocks.
+ */
 export function computeLevels(g: Graph): Levels {
+  const gated = new Map<string, string[]>();
+  const gateOf = (key: string): string | null => {
+    const parent = g.nodes.get(key)?.parent ?? g.resourceSets.get(key)?.parent ?? null;
+    return parent !== null && g.resourceSets.has(parent) && parent !== key ? parent : null;
+  };
   const remaining = new Map<string, number>();
-  for (const [key, deps] of g.deps) remaining.set(key, deps.length);
+  for (const [key, deps] of g.deps) {
+    const gate = gateOf(key);
+    if (gate !== null) gated.set(gate, [...(gated.get(gate) ?? []), key]);
+    remaining.set(key, deps.length + (gate !== null ? 1 : 0));
+  }
   const levels: string[][] = [];
   let frontier = [...remaining].filter(([, n]) => n === 0).map(([k]) => k);
   const placed = new Set<string>();
@@ -20,7 +33,7 @@ export function computeLevels(g: Graph): Levels {
     const next: string[] = [];
     for (const key of frontier) {
       placed.add(key);
-      for (const dependent of g.dependents.get(key) ?? []) {
+      for (const dependent of [...(g.dependents.get(key) ?? []), ...(gated.get(key) ?? [])]) {
         const left = remaining.get(dependent)! - 1;
         remaining.set(dependent, left);
         if (left === 0) next.push(dependent);
@@ -28,7 +41,7 @@ export function computeLevels(g: Graph): Levels {
     }
     frontier = next;
   }
-  const blocked = [...g.nodes.keys()].filter((k) => !placed.has(k)).sort();
+  const blocked = [...g.deps.keys()].filter((k) => !placed.has(k)).sort();
   return { levels, blocked };
 }
 

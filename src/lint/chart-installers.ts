@@ -3,9 +3,9 @@
 // A name match is a guess, so it only ever names a likely installer; generic labels (networking, monitoring...)
 // never match, so a release called "gateway" is not taken for the Gateway API.
 import type { ClusterModel, RenderedObject } from '../model/flux.js';
-import { objectId } from '../model/ref.js';
+import { refKey } from '../model/ref.js';
+import type { Obj } from '../model/k8s.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export interface ChartInstaller {
   /** HelmRelease/namespace/name */
@@ -50,7 +50,7 @@ export function chartInstallers(cluster: ClusterModel): (group: string) => Chart
     if (labels.length === 0) return [];
     releases ??= cluster.objects
       .filter((o) => o.kind === 'HelmRelease' && o.apiVersion.startsWith('helm.toolkit.fluxcd.io/'))
-      .map((o) => ({ release: objectId('HelmRelease', o.namespace, o.name), owner: o.owner, names: names(o, cluster.objects) }));
+      .map((o) => ({ release: refKey({ kind: 'HelmRelease', namespace: o.namespace, name: o.name }), owner: o.owner, names: names(o, cluster.objects) }));
     const out: ChartInstaller[] = [];
     for (const r of releases) {
       const hit = r.names.find((n) => labels.includes(n) || labels.includes(trimSuffix(n)));

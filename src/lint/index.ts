@@ -9,6 +9,7 @@ import { runtimeCrdRule } from './rules/runtime-crd.js';
 import { helmReleaseOrderRule } from './rules/helmrelease-order.js';
 import { healthCheckTargetRule } from './rules/health-check-target.js';
 import { waitDependencyRule } from './rules/wait-dependency.js';
+import { removedApiRule } from './rules/removed-api.js';
 
 /** Every rule `check` runs, in the order their problems are most useful to read. */
 export const RULES: readonly Rule[] = [
@@ -16,6 +17,7 @@ export const RULES: readonly Rule[] = [
   missingDependencyRule,
   duplicateRule,
   runtimeCrdRule,
+  removedApiRule,
   helmReleaseOrderRule,
   healthCheckTargetRule,
   waitDependencyRule,

@@ -1,15 +1,15 @@
 // Who installs a CRD group in one cluster, by how much standup knows: the bootstrap (before Flux) and the platform
-// first, then HelmReleases whose chart the table knows (chart-crds.ts), and only then, as a last resort, a
-// HelmRelease named like the group (chart-installers.ts). Pure: the bootstrap was read by src/repo/bootstrap.ts.
+// first, then HelmReleases whose chart the table knows (model/chart-crds.ts), and only then, as a last resort, a
+// HelmRelease named like the group (chart-installers.ts). Pure: the bootstrap was read by src/bootstrap/pre-flux-installs.ts.
 import type { Bootstrap, BootstrapInstall } from '../model/bootstrap.js';
 import type { ClusterModel, RenderedObject } from '../model/flux.js';
 import { PLATFORM_GROUPS } from '../model/platforms.js';
-import { objectId } from '../model/ref.js';
-import { chartEntry, chartKey } from './chart-crds.js';
+import { refKey } from '../model/ref.js';
+import { chartEntry, chartKey } from '../model/chart-crds.js';
 import { chartInstallers } from './chart-installers.js';
 import { isFluxGroup } from './builtin-groups.js';
+import type { Obj } from '../model/k8s.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** A HelmRelease that installs a group's CRDs. */
 export interface ReleaseInstaller {
@@ -76,7 +76,7 @@ export function installersOf(cluster: ClusterModel, bootstrap: Bootstrap): Insta
     if (!known) continue;
     for (const g of known[1]!.groups) {
       const list = byGroup.get(g) ?? [];
-      list.push({ release: objectId('HelmRelease', hr.namespace, hr.name), owner: hr.owner, chart: known[0], how: 'table' });
+      list.push({ release: refKey({ kind: 'HelmRelease', namespace: hr.namespace, name: hr.name }), owner: hr.owner, chart: known[0], how: 'table' });
       byGroup.set(g, list);
     }
   }
@@ -94,7 +94,7 @@ export function installersOf(cluster: ClusterModel, bootstrap: Bootstrap): Insta
 
 /** A release whose chart the table knows is never matched by name: the table has the last word on it. */
 function chartEntryFor(release: string, releases: RenderedObject[], objects: readonly RenderedObject[]): boolean {
-  const hr = releases.find((r) => objectId('HelmRelease', r.namespace, r.name) === release);
+  const hr = releases.find((r) => refKey({ kind: 'HelmRelease', namespace: r.namespace, name: r.name }) === release);
   return !!hr && releaseCharts(hr, objects).charts.some((c) => chartEntry(c));
 }
 
@@ -108,7 +108,7 @@ function bootstrapInstalls(bootstrap: Bootstrap, releases: RenderedObject[], obj
   for (const i of bootstrap.installs) {
     const groups = new Set(i.groups);
     let via = i.kind === 'hook-apply' ? 'CRDs a hook applies' : i.kind === 'manifest' ? 'CRDs in the manifests' : '';
-    if (i.kind === 'helmfile-release') {
+    if (i.kind === 'helmfile-release' || i.kind === 'chart-install') {
       const resolved = releaseChart(i, releases, objects);
       if (resolved) {
         for (const g of resolved.entry.groups) groups.add(g);
@@ -124,7 +124,7 @@ function bootstrapInstalls(bootstrap: Bootstrap, releases: RenderedObject[], obj
     out.push({ name: i.name, groups: shown, via, file: i.file, line: i.line });
   }
   for (const p of bootstrap.platforms) {
-    out.push({ name: `platform ${p.platform}`, groups: [...PLATFORM_GROUPS[p.platform]], via: `declared in ${p.from}`, file: p.from, line: null });
+    out.push({ name: `platform ${p.platform}`, groups: [...PLATFORM_GROUPS[p.platform]], via: `declared in ${p.from}`, file: p.from.replace(/ \(.*\)$/, ''), line: null });
   }
   return out;
 }

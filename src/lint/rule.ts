@@ -10,7 +10,7 @@ export interface LintInput {
   config: StandupConfig;
   /** Tier names from `--legacy-order FILE`, with the file for locations. */
   legacyOrder?: { file: string; tiers: { name: string; line: number }[] };
-  /** What the repository installs before Flux (src/repo/bootstrap.ts); none when absent. */
+  /** What the repository installs before Flux (src/bootstrap/pre-flux-installs.ts); none when absent. */
   bootstrap?: Bootstrap;
   /** The loader's problems: a tier with build-failed was not expanded, so what it installs is not known. */
   loadProblems?: Problem[];

@@ -4,7 +4,7 @@
 import type { StandupConfig } from '../model/config.js';
 import type { ClusterModel } from '../model/flux.js';
 import { PROBLEM_CODES, type Problem, type ProblemCode } from '../model/problem.js';
-import { objectId } from '../model/ref.js';
+import { refKey } from '../model/ref.js';
 
 export const IGNORE_ANNOTATION = 'standup.io/ignore';
 
@@ -101,7 +101,8 @@ function readAnnotations(clusters: readonly ClusterModel[]): { annotations: Map<
   const seenInvalid = new Set<string>();
   for (const c of clusters) {
     const all = [
-      ...c.objects.map((o) => ({ id: objectId(o.kind, o.namespace, o.name), raw: o.raw, file: o.origin.file, line: o.origin.line })),
+      // An object whose YAML does not mention the annotation is not parsed to look for it.
+      ...c.objects.filter((o) => o.mentions?.(IGNORE_ANNOTATION) !== false).map((o) => ({ id: refKey(o), raw: o.raw, file: o.origin.file, line: o.origin.line })),
       ...c.kustomizations.map((k) => ({ id: `Kustomization/${k.key}`, raw: k.raw, file: k.origin.file, line: k.origin.line })),
     ];
     for (const o of all) {

@@ -21,11 +21,18 @@ const secretEntry = z.strictObject({
 
 const bootstrap = z.strictObject({
   install: z
-    .union([z.literal('already-running'), z.strictObject({ path: z.string().min(1) })])
+    .union([
+      z.literal('already-running'),
+      z.strictObject({ path: z.string().min(1) }),
+      z.strictObject({
+        operator: z.string().min(1).describe('flux-operator\'s install manifests (a file or a directory of YAML): its CRDs, RBAC and Deployment, rendered (a Helm chart, HelmRelease or helmfile is refused: commit `helm template` output or the release\'s install.yaml).'),
+        instance: z.string().min(1).describe('The file holding the FluxInstance (flux-system/flux) the operator installs Flux from, with its spec.sync; or a HelmRelease of the flux-instance chart (values inline or from ConfigMaps in the same file), or that chart\'s values file, rendered as the chart renders its FluxInstance.'),
+      }),
+    ])
     .optional()
-    .describe('`already-running` when the Flux controllers run outside the cluster\'s own Deployments (the testbed); otherwise {path: …} holding the Flux install manifests (gotk-components.yaml).'),
+    .describe('`already-running` when the Flux controllers run outside the cluster\'s own Deployments (the testbed); {path: …} holding the Flux install manifests (gotk-components.yaml); or {operator: …, instance: …}: flux-operator\'s install manifests and the FluxInstance it installs Flux and the root sync from.'),
   sync: z.string().min(1).optional()
-    .describe('The directory with the root sync objects (gotk-sync.yaml): the GitRepository and root Kustomization.'),
+    .describe('The directory with the root sync objects (gotk-sync.yaml): the GitRepository and root Kustomization. Not used with install: {operator, instance}: the FluxInstance\'s spec.sync is the root sync.'),
   secrets: z.array(secretEntry).default([])
     .describe('Secrets applied before the root sync (SOPS keys, git credentials), from memory only.'),
 });
@@ -46,6 +53,8 @@ export const clusterSchema = z.strictObject({
   identicalTo: z.array(z.string()).default([])
     .describe('Other clusters whose Kustomization graph must be identical to this one (`check` reports cluster-drift).'),
   source: sourceRef.optional().describe('The root sync source (the GitRepository the root Kustomization reads).'),
+  sourceRoot: z.string().optional()
+    .describe('The folder of this repository that the root source\'s artifact holds, which spec.paths are relative to: for an OCI artifact pushed from a sub-folder (`flux push artifact --path=./kubernetes`: sourceRoot: kubernetes). Default: inferred (the repository root, or the folder the root sync says).'),
   bootstrap: bootstrap.optional().describe('How `standup up` installs Flux and the root sync on this cluster.'),
   crds: z.array(z.string()).default([]).describe('Per-cluster CRD fallback, applied in addition to the top-level one.'),
 });
@@ -103,6 +112,14 @@ export const configSchema = z.strictObject({
     .describe('How long standup waits on each tier.'),
   exclude: z.array(objectKey).default([])
     .describe('Kustomizations standup neither orders nor waits on (`namespace/name`).'),
+  localSources: z
+    .record(z.string().min(1), z.string().min(1))
+    .default({})
+    .describe('Sources read from a directory here instead of being left out as external: `KIND/NAMESPACE/NAME` (one source) or a URL (every source with that url) to a directory, relative to this file\'s directory, holding that source\'s artifact (a clone of the other repository). As `--local-source`.'),
+  resourceSetInputs: z
+    .record(objectKey, z.array(z.record(z.string(), z.unknown())))
+    .default({})
+    .describe('The input sets a ResourceSetInputProvider (`namespace/name`) exports, for providers that read an API at run time (GitHub pull requests, OCI tags, ...): each a map of input keys; the provider\'s defaultValues fill the keys a set does not give.'),
 });
 
 export type StandupConfig = z.infer<typeof configSchema>;

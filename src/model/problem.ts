@@ -18,6 +18,10 @@ export const PROBLEM_CODES = [
   'bootstrap-unreadable',
   'ignore-unmatched',
   'ignore-invalid',
+  'source-ref',
+  'discovery',
+  'removed-api',
+  'input-provider',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
@@ -48,8 +52,17 @@ export interface Problem {
   tier?: string;
   /** runtime-crd: the CRD API group concerned. */
   crdGroup?: string;
+  /**
+   * What the problem points at besides its object, where one object can have several problems of one code: the
+   * missing dependency (`namespace/name`), the cycle's path. Part of the fingerprint (src/lint/fingerprint.ts).
+   */
+  target?: string;
   /** runtime-crd: what installs the group's CRDs, e.g. "HelmRelease/o11y/kube-prometheus-stack (chart ...) in tier o11y/kube-prometheus-stack". */
   installer?: string;
+  /** removed-api: the apiVersion to write instead (what `flux migrate` writes). */
+  replacement?: string;
+  /** removed-api: the Flux minor the rule judged by, and whether standup assumed it (the repository does not say). */
+  fluxVersion?: { minor: string; assumed: boolean };
 }
 
 export const isError = (p: Problem): boolean => p.severity === 'error';

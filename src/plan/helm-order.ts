@@ -3,14 +3,14 @@
 // `plan -o json` lists them per Kustomization as `implicitDependsOn`.
 import type { Graph } from '../graph/graph.js';
 import type { ClusterModel, RenderedObject } from '../model/flux.js';
-import { objectId, splitKey } from '../model/ref.js';
-import { Order } from '../lint/order.js';
+import { parseKsKey, refKey, type ObjRef } from '../model/ref.js';
+import { Order } from '../graph/order.js';
 
 export interface HiddenHelmOrder {
   /** The HelmRelease that depends on another (its tier is `tier`). */
   release: RenderedObject;
-  /** `namespace/name` of the HelmRelease it depends on. */
-  target: string;
+  /** The HelmRelease it depends on. */
+  target: ObjRef;
   /** The Kustomization that applies `release`. */
   tier: string;
   /** The Kustomization that applies `target`: outside `tier`'s dependsOn closure. */
@@ -29,7 +29,7 @@ const isHelmRelease = (o: RenderedObject) => o.kind === 'HelmRelease' && o.apiVe
 export function hiddenHelmOrders(cluster: ClusterModel, graph: Graph, order: Order = new Order(graph)): HiddenHelmOrder[] {
   const releases = cluster.objects.filter(isHelmRelease);
   const byKey = new Map<string, RenderedObject[]>();
-  for (const r of releases) byKey.set(`${r.namespace}/${r.name}`, [...(byKey.get(`${r.namespace}/${r.name}`) ?? []), r]);
+  for (const r of releases) byKey.set(refKey(r), [...(byKey.get(refKey(r)) ?? []), r]);
   const out: HiddenHelmOrder[] = [];
   for (const hr of releases) {
     const tier = hr.owner;
@@ -37,8 +37,8 @@ export function hiddenHelmOrders(cluster: ClusterModel, graph: Graph, order: Ord
     const deps = ((hr.raw as { spec?: { dependsOn?: unknown } }).spec?.dependsOn ?? []) as { name?: unknown; namespace?: unknown }[];
     for (const d of Array.isArray(deps) ? deps : []) {
       if (typeof d?.name !== 'string') continue;
-      const target = `${typeof d.namespace === 'string' ? d.namespace : hr.namespace}/${d.name}`;
-      const owners = (byKey.get(target) ?? []).map((t) => t.owner);
+      const target: ObjRef = { kind: 'HelmRelease', namespace: typeof d.namespace === 'string' ? d.namespace : hr.namespace, name: d.name };
+      const owners = (byKey.get(refKey(target)) ?? []).map((t) => t.owner);
       if (owners.length === 0) continue;
       if (owners.some((u) => u === null || u === tier || order.ready(tier).has(u) || order.applied(tier).has(u))) continue;
       const targetTier = owners.find((o): o is string => o !== null)!;
@@ -63,13 +63,12 @@ export function implicitDependsOn(cluster: ClusterModel, graph: Graph): Map<stri
   const out = new Map<string, ImplicitDependsOn[]>();
   const seen = new Set<string>();
   for (const e of hiddenHelmOrders(cluster, graph)) {
-    const from = objectId('HelmRelease', e.release.namespace, e.release.name);
-    const t = splitKey(e.target);
-    const to = objectId('HelmRelease', t.namespace, t.name);
+    const from = refKey({ kind: 'HelmRelease', namespace: e.release.namespace, name: e.release.name });
+    const to = refKey(e.target);
     const id = `${e.tier}\u0000${e.targetTier}\u0000${from}\u0000${to}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    const { namespace, name } = splitKey(e.targetTier);
+    const { namespace, name } = parseKsKey(e.targetTier);
     out.set(e.tier, [...(out.get(e.tier) ?? []), { namespace, name, via: { from, to } }]);
   }
   const key = (d: ImplicitDependsOn) => `${d.namespace}/${d.name}\u0000${d.via.from}\u0000${d.via.to}`;

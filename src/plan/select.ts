@@ -1,5 +1,6 @@
-import { splitKey } from '../model/ref.js';
+import { parseKsKey } from '../model/ref.js';
 import type { ClusterPlan } from './plan.js';
+import { nearNames } from '../model/near.js';
 
 /**
  * Which Kustomizations a command lists, as kubectl and flux select them: `-n NAMESPACE` (none: every namespace,
@@ -19,7 +20,7 @@ export const selectsAll = (s: Selection): boolean => s.namespace === undefined &
 
 /** Whether `key` (`namespace/name`) is one of the selected Kustomizations. */
 export function matches(key: string, s: Selection): boolean {
-  const { namespace, name } = splitKey(key);
+  const { namespace, name } = parseKsKey(key);
   if (s.namespace !== undefined && namespace !== s.namespace) return false;
   if (s.names.length === 0) return true;
   return s.names.some((n) => (n.includes('/') ? n === key : n === name));
@@ -46,27 +47,24 @@ export function selectPlan(plan: ClusterPlan, s: Selection): { plan: SelectedPla
   };
 }
 
-/** For a name that matched nothing: the closest names the cluster has (same namespace first), for the hint. */
-export function closeNames(plan: ClusterPlan, wanted: string, max = 3): string[] {
-  const target = wanted.includes('/') ? splitKey(wanted).name : wanted;
-  const scored = plan.kustomizations
-    .map((k) => ({ key: k.key, d: distance(splitKey(k.key).name, target) }))
-    .filter((x) => x.d <= Math.max(2, Math.floor(target.length / 3)))
-    .sort((a, b) => a.d - b.d || a.key.localeCompare(b.key));
-  return scored.slice(0, max).map((x) => x.key);
+/** For a name that matched nothing: the closest names the cluster has, for the hint. */
+export const closeNames = (plan: ClusterPlan, wanted: string): string[] =>
+  unmatchedNames([plan.kustomizations.map((k) => k.key)], { names: [wanted] }).near;
+
+/**
+ * The names of a selection that match nothing in any of the clusters (`keysByCluster`: each cluster's
+ * Kustomization keys), and the close names those clusters have, for the error that lists them all at once.
+ */
+export function unmatchedNames(keysByCluster: readonly (readonly string[])[], s: Selection): { missing: string[]; near: string[] } {
+  const missing = s.names.filter((n) => keysByCluster.every((keys) => !keys.some((k) => matches(k, { namespace: s.namespace, names: [n] }))));
+  const all = [...new Set(keysByCluster.flat())];
+  const near = missing.flatMap((n) => {
+    const target = n.includes('/') ? parseKsKey(n).name : n;
+    const close = nearNames(target, [...new Set(all.map((k) => parseKsKey(k).name))]);
+    return close.flatMap((name) => all.filter((k) => parseKsKey(k).name === name).sort());
+  });
+  return { missing, near: [...new Set(near)] };
 }
 
-/** Levenshtein distance; names are short, so the quadratic table is fine. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
+/** The namespaces that hold Kustomizations, sorted: what an `-n` that selects nothing is told to pick from. */
+export const namespacesOf = (keys: Iterable<string>): string[] => [...new Set([...keys].map((k) => parseKsKey(k).namespace))].sort();

@@ -1,10 +1,15 @@
 // The only module that runs git. Everything here is I/O at the edge; callers get plain paths.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadExeca } from './lazy.js';
 import { debug } from '../model/debug.js';
 import { ConfigError } from '../model/errors.js';
+
+type Execa = typeof import('execa');
+let execaModule: Promise<Execa> | undefined;
+
+/** execa, imported on the first git call: ~110 ms to import, which a load that runs no git never pays. */
+const loadExeca = (): Promise<Execa> => (execaModule ??= import('execa'));
 
 /** Runs git in `cwd` and returns its result, never throwing on a non-zero exit (the caller decides what that means). */
 export async function runGit(cwd: string, args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
@@ -50,4 +55,31 @@ export async function exportRevision(repo: string, rev: string): Promise<Exporte
     throw new ConfigError('REV_EXPORT_FAILED', `could not export revision "${rev}": ${(e as Error).message.split('\n')[0]}`, undefined, { cause: e });
   }
   return { dir, commit, cleanup };
+}
+
+/**
+ * The commit the first of `refs` names in the git repository holding `dir` (`refs/heads/x`, `refs/tags/v1`, a
+ * commit), with that repository's top directory; null when git has none of them (or `dir` is in no repository).
+ */
+export async function resolveRef(dir: string, refs: string[]): Promise<{ gitRoot: string; commit: string; ref: string } | null> {
+  const gitRoot = await findGitRoot(dir);
+  if (!gitRoot) return null;
+  for (const ref of refs) {
+    const r = await runGit(gitRoot, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    if (r.exitCode === 0 && r.stdout) return { gitRoot, commit: r.stdout, ref };
+  }
+  return null;
+}
+
+/** Writes the tree of `commit` into `dir` (created; `git archive | tar -x`): false when git could not. */
+export async function archiveInto(gitRoot: string, commit: string, dir: string): Promise<boolean> {
+  const { execa } = await loadExeca();
+  await mkdir(dir, { recursive: true });
+  try {
+    await execa('git', ['archive', '--format=tar', commit], { cwd: gitRoot }).pipe('tar', ['-x', '-C', dir]);
+    return true;
+  } catch (e) {
+    debug(() => `git archive ${commit} into ${dir} failed: ${(e as Error).message.split('\n')[0]}`);
+    return false;
+  }
 }

@@ -1,9 +1,9 @@
 // The values a flux-instance HelmRelease gives its chart, merged as helm-controller merges them: each valuesFrom
 // ConfigMap or Secret in order (a YAML document under valuesKey, default values.yaml, or one value at targetPath),
 // then spec.values on top. Discovery reads `instance.sync` from the result: where the FluxInstance syncs from.
-import { yaml } from './lazy.js';
+import { yaml } from './lazy-yaml.js';
+import type { Obj } from '../model/k8s.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const isMap = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -1,12 +1,18 @@
-// Reads the kustomization file of a directory once per load, for the two static walkers over kustomization trees:
-// prescreen.ts (will this build fail?) and flux-scan.ts (can it yield a Flux Kustomization?).
-import { readFileSync, statSync } from 'node:fs';
+// A directory's kustomization file, read once per load for the static walkers over kustomization trees: will a build
+// fail (render/likely-failures.ts), can it yield a Flux Kustomization (render/tier-file-scan.ts), which files does it
+// read (cache/build-input-hashes.ts, discover/kustomize-tree.ts).
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { yaml } from './lazy.js';
-import { KUSTOMIZATION_FILES } from './overlay.js';
-import type { ParseMemo } from './parse-memo.js';
+import type { Obj } from '../model/k8s.js';
+import { statSafe } from './fs-stat.js';
+import { yaml, type TextMemo } from './lazy-yaml.js';
 
-export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The names kustomize looks for in a directory, in its order. */
+export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+export function hasKustomizationFile(dir: string): boolean {
+  return KUSTOMIZATION_FILES.some((f) => existsSync(path.join(dir, f)));
+}
 
 /**
  * `null`: the directory has no kustomization file; `'unparseable'`: not YAML; else the parsed document, as is, the
@@ -17,7 +23,7 @@ export type KustomizationRead = { doc: unknown; file: string; count: number } | 
 export class KustomizationFiles {
   private cache = new Map<string, KustomizationRead>();
 
-  constructor(private readonly memo?: ParseMemo) {}
+  constructor(private readonly memo?: TextMemo) {}
 
   read(dir: string): KustomizationRead {
     let hit = this.cache.get(dir);
@@ -29,7 +35,7 @@ export class KustomizationFiles {
   }
 }
 
-function load(dir: string, memo?: ParseMemo): KustomizationRead {
+function load(dir: string, memo?: TextMemo): KustomizationRead {
   const present = KUSTOMIZATION_FILES.map((f) => path.join(dir, f)).filter((f) => statSafe(f)?.isFile());
   const file = present[0];
   if (!file) return null;
@@ -50,11 +56,3 @@ export const isRemote = (s: string): boolean =>
   /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^(git@|github\.com\/|gitlab\.com\/)/.test(s) || s.includes('?ref=');
 
 export const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
-export function statSafe(p: string) {
-  try {
-    return statSync(p, { throwIfNoEntry: false }) ?? null; // a missing path is the common case: no exception for it
-  } catch {
-    return null;
-  }
-}

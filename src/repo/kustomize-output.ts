@@ -1,20 +1,10 @@
-// Reads what kustomize prints: splits the output into objects, reads each one's identity (apiVersion, kind,
-// metadata) with a line scanner, and parses whole objects only on demand. Also cleans kustomize's error text.
+// Reads what kustomize prints: splits the output into objects, reads each one's identity with a line scanner
+// (object-header.ts), and parses whole objects only on demand. Also cleans kustomize's error text for messages.
 import path from 'node:path';
-import { yaml } from './lazy.js';
-import type { ParseMemo } from './parse-memo.js';
+import { yaml, type TextMemo } from './lazy-yaml.js';
+import { scanHeader, type Header } from './object-header.js';
 
 const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
-
-/** The identifying fields of an object, read without parsing the whole document. */
-export interface Header {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace: string | null;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
 
 /**
  * One built object, kept as the YAML kustomize printed (parsing every object is most of the load's CPU, and most
@@ -28,6 +18,12 @@ export interface BuiltObject {
   /** True when kustomize generated it (configMapGenerator and friends): no line to point at. */
   generated: boolean;
 }
+
+/**
+ * What one kustomize build gave. `reported`: kustomize ran and reported the error itself (exit 1 with a message): the
+ * same inputs fail the same way. A crash, a signal or a missing binary is not, and is never cached.
+ */
+export type BuildOutcome = { ok: true; objects: BuiltObject[] } | { ok: false; error: string; reported?: boolean };
 
 /** Splits kustomize output into objects (kustomize prints one `---` line between documents). */
 export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
@@ -55,166 +51,8 @@ export function parseBuilt(out: string, builtDir: string): BuiltObject[] {
   return objects;
 }
 
-/**
- * Reads apiVersion, kind and metadata of one document. kustomize prints canonical block YAML, which a line scanner
- * reads exactly; anything it does not expect (flow collections, anchors, tags, folded plain scalars) falls back to
- * parsing those top-level blocks with the yaml library.
- */
-export function scanHeader(text: string, memo?: ParseMemo): Header {
-  // With a memo, a header the scanner cannot read does not load the yaml library again on the next load.
-  return fastHeader(text) ?? (memo ? memo.get('header', text, () => slowHeader(text)) : slowHeader(text));
-}
-
-const SIMPLE_KEY = /^([A-Za-z0-9_.\/-]+|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'):(?: (.*))?$/;
-
-/** A scalar's string value; null for YAML null; undefined when this scanner cannot be sure (fall back). */
-function scalar(v: string): string | null | undefined {
-  const s = v.trim();
-  if (s === '') return '';
-  if (s === '~' || s === 'null') return null;
-  const c = s[0]!;
-  if (c === '"') {
-    try {
-      const j: unknown = JSON.parse(s);
-      return typeof j === 'string' ? j : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  if (c === "'") return s.endsWith("'") && s.length >= 2 ? s.slice(1, -1).replace(/''/g, "'") : undefined;
-  if ('{[&*!|>%@`'.includes(c) || / #/.test(s) || /:\s/.test(s)) return undefined;
-  return s;
-}
-
-function fastHeader(text: string): Header | null {
-  const h: Header = { apiVersion: '', kind: '', name: '', namespace: null, labels: {}, annotations: {} };
-  const lines = text.split('\n');
-  let section: 'none' | 'metadata' | 'labels' | 'annotations' | 'skip' = 'none';
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (!l.trim() || l.trimStart().startsWith('#')) continue;
-    if (l[0] !== ' ') {
-      const m = SIMPLE_KEY.exec(l);
-      if (!m) return null;
-      const key = m[1]!;
-      const rest = m[2] ?? '';
-      if (key === 'apiVersion' || key === 'kind') {
-        const v = scalar(rest);
-        if (v === undefined || v === null) return null;
-        h[key] = v;
-        section = 'none';
-      } else if (key === 'metadata') {
-        if (rest.trim() && rest.trim() !== '{}') return null;
-        section = 'metadata';
-      } else {
-        section = 'skip';
-      }
-      continue;
-    }
-    if (section === 'none' || section === 'skip') continue;
-    const indent = l.length - l.trimStart().length;
-    const body = l.slice(indent);
-    if (indent === 2) {
-      const m = SIMPLE_KEY.exec(body);
-      if (!m) return null;
-      const key = m[1]!;
-      const rest = (m[2] ?? '').trim();
-      if (key === 'labels' || key === 'annotations') {
-        if (rest === '{}') {
-          section = 'metadata';
-          continue;
-        }
-        if (rest) return null;
-        section = key;
-      } else {
-        section = 'metadata';
-        if (key === 'name' || key === 'namespace') {
-          const v = scalar(rest);
-          if (v === undefined || rest.startsWith('|') || rest.startsWith('>')) return null;
-          if (key === 'name') h.name = v ?? '';
-          else h.namespace = v || null;
-        } else if (rest.startsWith('|') || rest.startsWith('>')) {
-          // skip a block scalar's lines
-          while (i + 1 < lines.length && (lines[i + 1]!.startsWith('   ') || !lines[i + 1]!.trim())) i++;
-        }
-      }
-      continue;
-    }
-    if (indent === 4 && (section === 'labels' || section === 'annotations')) {
-      const m = SIMPLE_KEY.exec(body);
-      if (!m) return null;
-      let key = m[1]!;
-      if (key[0] === '"' || key[0] === "'") {
-        const k = scalar(key);
-        if (k === undefined || k === null) return null;
-        key = k;
-      }
-      const rest = (m[2] ?? '').trim();
-      let value: string | null;
-      if (/^[|>][-+]?$/.test(rest)) {
-        // A block scalar (kustomize's origin annotation is one): the following lines indented deeper.
-        const block: string[] = [];
-        let blockIndent = -1;
-        while (i + 1 < lines.length) {
-          const n = lines[i + 1]!;
-          const ni = n.length - n.trimStart().length;
-          if (n.trim() && ni <= 4) break;
-          if (n.trim() && blockIndent < 0) blockIndent = ni;
-          block.push(n.slice(Math.max(0, blockIndent)));
-          i++;
-        }
-        while (block.length && !block[block.length - 1]!.trim()) block.pop();
-        if (rest[0] === '>') return null;
-        value = block.join('\n') + (rest.endsWith('-') ? '' : '\n');
-      } else {
-        const v = scalar(rest);
-        if (v === undefined) return null;
-        value = v;
-      }
-      h[section][key] = value ?? '';
-      continue;
-    }
-    if (indent > 4 && (section === 'labels' || section === 'annotations')) return null; // a continuation we do not expect
-    // Deeper lines of other metadata fields (ownerReferences, finalizers, …) are skipped.
-  }
-  return h;
-}
-
-type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** The same as scanHeader, always through the yaml library (the reference the scanner is tested against). */
-export function slowHeader(text: string): Header {
-  const keep: string[] = [];
-  let on = false;
-  for (const l of text.split('\n')) {
-    if (l && l[0] !== ' ' && l[0] !== '#' && l[0] !== '\t') on = /^(apiVersion|kind|metadata):/.test(l);
-    if (on) keep.push(l);
-  }
-  let h: Loose = {};
-  try {
-    h = (yaml().parse(keep.join('\n'), { uniqueKeys: false, maxAliasCount: -1 }) ?? {}) as Loose;
-  } catch {
-    h = {};
-  }
-  const md = (h.metadata ?? {}) as Loose;
-  const strMap = (m: unknown): Record<string, string> => {
-    const o: Record<string, string> = {};
-    if (m && typeof m === 'object') for (const [k, v] of Object.entries(m)) o[k] = v === null || v === undefined ? '' : String(v);
-    return o;
-  };
-  const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
-  return {
-    apiVersion: str(h.apiVersion),
-    kind: str(h.kind),
-    name: str(md.name),
-    namespace: typeof md.namespace === 'string' && md.namespace ? md.namespace : null,
-    labels: strMap(md.labels),
-    annotations: strMap(md.annotations),
-  };
-}
-
 /** The whole object, without kustomize's origin annotation; parsed once per text when a memo is given. */
-export function materialize(text: string, memo?: ParseMemo): Record<string, unknown> {
+export function materialize(text: string, memo?: TextMemo): Record<string, unknown> {
   return memo ? memo.get('object', text, () => parseObject(text)) : parseObject(text);
 }
 
@@ -247,4 +85,24 @@ export function cleanError(stderr: string): string {
     else if (!/^(Usage:|Examples?:|Flags:|\s*-)/.test(l) && !/^[EWI]\d{4} /.test(l)) out.push(l);
   }
   return (out.length ? out : lines).join('\n').trim();
+}
+
+/** kustomize's error, without temp paths (overlays, artifacts) or the per-level nesting, and at most ~600 chars. */
+export function trimKustomizeError(error: string, root: string, work: string): string {
+  const up = path.relative(path.join(work, 'r1'), root);
+  let s = error.split(`${up}/`).join('').split(`${root}/`).join('');
+  const w = work.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  s = s.replace(new RegExp(`${w}/r\\d+`, 'g'), '<overlay>');
+  s = s.replace(new RegExp(`${w}/a\\d+-([^/\\s']+)`, 'g'), '<artifact $1>');
+  // kustomize nests one "accumulating resources from X: read X: is a directory: recursed …" per level; the cause
+  // is at the end, so drop the nesting.
+  for (let prev = ''; prev !== s; ) {
+    prev = s;
+    s = s.replace(
+      /accumulating resources: accumulation err='accumulating resources from '[^']*': (read [^:]*: is a directory|'[^']*' must resolve to a file)': recursed (accumulation of|merging from) path '[^']*': /,
+      '',
+    );
+  }
+  s = s.replace(/\s+/g, ' ').trim();
+  return s.length > 600 ? `${s.slice(0, 200)} … ${s.slice(-380)}` : s;
 }

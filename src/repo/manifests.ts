@@ -1,14 +1,14 @@
-// Manifests the runner applies as they are (the Flux install, the root sync, secrets, the CRD fallback), read for the
-// CLI: moved here from src/runner so that src/repo stays the only kustomize caller and the runner reads no files.
+// Manifests the runner applies as they are (the Flux install, the root sync, secrets, the CRD fallback), read by the
+// CLI before a run, so that the runner reads no files.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
-import type { K8sObject } from '../cluster/client.js';
+import type { K8sObject } from '../model/k8s.js';
 import { ConfigError } from '../model/errors.js';
-import { findKustomize } from './kustomize.js';
-import { hasKustomizationFile } from './overlay.js';
-import { yamlFilesUnder } from './yaml-check.js';
+import { findKustomize } from './find-kustomize.js';
+import { hasKustomizationFile } from './kustomization-file.js';
+import { yamlFilesUnder } from './yaml-errors.js';
 
 /**
  * Reads the manifests at `target`: a kustomization directory is built with the real kustomize; any other directory

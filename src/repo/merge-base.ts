@@ -144,3 +144,17 @@ async function fetchOrExplain(root: string, cmd: string[]): Promise<void> {
       'Check the remote and its credentials, or fetch the history yourself (actions/checkout: fetch-depth: 0) and run again.');
   }
 }
+
+/**
+ * The files that differ between `commit` and the work tree (committed, staged or not, and untracked), relative to
+ * `dir`: what a pull request touches, for annotating only those.
+ */
+export async function changedSince(dir: string, commit: string): Promise<string[]> {
+  const root = await findGitRoot(dir);
+  if (!root) return [];
+  const prefix = (await runGit(dir, ['rev-parse', '--show-prefix'])).stdout;
+  const diffed = await runGit(root, ['-c', 'core.quotePath=false', 'diff', '--name-only', '--no-renames', commit, '--']);
+  const untracked = await runGit(root, ['-c', 'core.quotePath=false', 'ls-files', '--others', '--exclude-standard']);
+  const files = [...diffed.stdout.split('\n'), ...untracked.stdout.split('\n')].filter(Boolean);
+  return [...new Set(files.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)))].sort();
+}

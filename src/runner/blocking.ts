@@ -2,15 +2,14 @@
 // (the same findings `check` prints). Pure.
 
 import type { Problem } from '../model/problem.js';
-import type { FallbackCrd } from './inputs.js';
+import { parseRef } from '../model/ref.js';
+import type { FallbackCrd } from './run-target.js';
 
 // The loader's errors: a file that does not parse, a path that is not there, a build or substitution that fails.
 // Flux would fail the same way (BuildFailed, ArtifactFailed) and never apply the tier or what depends on it.
 const LOAD_ERRORS = new Set(['yaml-invalid', 'path-missing', 'build-failed', 'unresolved-substitution', 'config-invalid']);
 // dependsOn that can never be satisfied: Flux waits forever (DependencyNotReady, `dependency ... not found`).
 const GRAPH_ERRORS = new Set(['cycle', 'missing-dependency']);
-
-const kindOf = (object: string | null): string | null => (object ? object.split('/')[0]! : null);
 
 /**
  * The problems of one cluster that no run can get past: load and graph errors, and runtime-crd deadlocks (errors)
@@ -22,7 +21,8 @@ export function blockingProblems(problems: readonly Problem[], cluster: string, 
     if (p.severity !== 'error' || (p.cluster !== null && p.cluster !== cluster)) return false;
     if (LOAD_ERRORS.has(p.code) || GRAPH_ERRORS.has(p.code)) return true;
     if (p.code === 'runtime-crd') {
-      const kind = kindOf(p.object);
+      // A problem names its object by refKey (the `check -o json` contract); its kind is what the fallback provides.
+      const kind = p.object ? parseRef(p.object)?.kind : undefined;
       return !fallback.some((f) => f.kind === kind && (p.externalCrd === undefined || f.group === p.externalCrd));
     }
     return false;

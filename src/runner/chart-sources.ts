@@ -1,9 +1,10 @@
-// What keeps a waiting tier's HelmReleases from their charts, read from the API at the moment it is asked: the chart
-// source of each release helm-controller found SourceNotReady (and that source's own source when the chart waits for
-// its artifact). The judging is src/status/helm-source.ts; when to ask is tier-decision's chartReadDue.
+// What keeps a waiting tier's HelmReleases from their charts, from the run's watches: the chart source of each release
+// helm-controller found SourceNotReady (and that source's own source when the chart waits for its artifact). The
+// judging is src/status/helm-source.ts. HelmCharts and HelmRepositories are watched from the first time a release
+// waits on one; the other source kinds are always watched.
 
-import { FLUX_SOURCE_API, type ClusterClient } from '../cluster/client.js';
-import type { LiveKustomization } from '../status/conditions.js';
+import { FLUX_SOURCE_API } from '../cluster/client.js';
+import type { LiveKustomization, LiveSource } from '../status/conditions.js';
 import {
   chartSourceOf,
   chartVerdict,
@@ -14,50 +15,61 @@ import {
   type ChartVerdict,
   type LiveChartSource,
   type LiveHelmRelease,
-  type ObjectKey,
 } from '../status/helm-source.js';
+import { SOURCE_KINDS, type Look } from './live-state.js';
+import { refKey, type NamespacedRef } from '../model/ref.js';
 
-/** At most this many releases are read per look: a tier of fifty releases stuck on one repository needs no fifty GETs. */
+/** At most this many releases are judged: a tier of fifty releases stuck on one repository needs no fifty lines. */
 const LIMIT = 10;
 
 /**
  * The HelmReleases of a tier that helm-controller found SourceNotReady, while KC runs the tier's health checks for the
- * source's current revision (only then are they what the tier applied). Empty otherwise. `signature` changes whenever
- * what they say changes (a new generation, a new message, another revision), which is when reading again is worth it.
+ * source's current revision (only then are they what the tier applied); `checking` false otherwise.
  */
-export function releasesWithoutChart(ks: LiveKustomization | undefined, sourceRevision: string | null, releases: ReadonlyMap<string, LiveHelmRelease>): { releases: LiveHelmRelease[]; signature: string; checking: boolean } {
+export function releasesWithoutChart(ks: LiveKustomization | undefined, sourceRevision: string | null, releases: ReadonlyMap<string, LiveHelmRelease>): { releases: LiveHelmRelease[]; checking: boolean } {
   const revision = ks ? healthCheckRevision(ks) : null;
-  if (!ks || revision === null || sourceRevision === null || revision !== sourceRevision) return { releases: [], signature: '', checking: false };
+  if (!ks || revision === null || sourceRevision === null || revision !== sourceRevision) return { releases: [], checking: false };
   const out = releasesWaitedOn(ks)
     .map((r) => releases.get(`${r.namespace}/${r.name}`))
     .filter((hr): hr is LiveHelmRelease => hr !== undefined && sourceNotReady(hr));
-  const signature = out
-    .map((hr) => `${hr.metadata.namespace}/${hr.metadata.name}@${hr.metadata.generation ?? ''}:${hr.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? ''}`)
-    .sort()
-    .join('\n');
-  return { releases: out, signature: signature ? `${revision}\n${signature}` : '', checking: true };
+  return { releases: out, checking: true };
 }
 
-/** Reads each release's chart source and judges it. Best effort: what cannot be read says nothing. */
-export async function readChartVerdicts(client: ClusterClient, releases: readonly LiveHelmRelease[]): Promise<ChartVerdict[]> {
+/** Where a chart source is read: the always-watched sources (`Kind/namespace/name`), and on-demand watches. */
+export interface ChartSourceLook {
+  sources: ReadonlyMap<string, LiveSource>;
+  watched: Look;
+}
+
+/**
+ * Judges each release from its chart source (and that source's source). Undefined while a watch that tells is still
+ * listing; a source that cannot be read says nothing of its release.
+ */
+export function chartVerdicts(releases: readonly LiveHelmRelease[], x: ChartSourceLook): ChartVerdict[] | undefined {
   const out: ChartVerdict[] = [];
   for (const hr of releases.slice(0, LIMIT)) {
     const ref = chartSourceOf(hr);
     if (!ref) continue;
-    try {
-      const chart = await find(client, ref);
-      const up = chart ? upstreamOf(chart) : null;
-      const upstream = up ? await find(client, up) : undefined;
-      const v = chartVerdict(hr, chart, upstream);
-      if (v) out.push(v);
-    } catch {
-      // unreadable (RBAC, the API server away): the tier waits as it would without this look
-    }
+    const chart = find(x, ref);
+    if (chart === undefined) return undefined;
+    if (chart === null) continue;
+    const up = chart.object ? upstreamOf(chart.object) : null;
+    const upstream = up ? find(x, up) : { object: undefined };
+    if (upstream === undefined) return undefined;
+    if (upstream === null) continue;
+    const v = chartVerdict(hr, chart.object, upstream.object);
+    if (v) out.push(v);
   }
   return out;
 }
 
-async function find(client: ClusterClient, ref: ObjectKey): Promise<LiveChartSource | undefined> {
-  const o = (await client.find({ apiVersion: FLUX_SOURCE_API, kind: ref.kind, namespace: ref.namespace, name: ref.name })) as LiveChartSource | undefined;
-  return o ? { ...o, kind: o.kind ?? ref.kind } : undefined;
+/** One source object: found or not; null when its kind cannot be read; undefined while its watch lists. */
+function find(x: ChartSourceLook, ref: NamespacedRef): { object: LiveChartSource | undefined } | null | undefined {
+  const always = x.sources.get(refKey(ref));
+  if (always) return { object: always };
+  if (SOURCE_KINDS.includes(ref.kind)) return { object: undefined };
+  const objects = x.watched({ apiVersion: FLUX_SOURCE_API, kind: ref.kind });
+  if (!objects) return objects;
+  const o = objects.get(`${ref.namespace}/${ref.name}`) as LiveChartSource | undefined;
+  return { object: o ? { ...o, kind: o.kind ?? ref.kind } : undefined };
 }

@@ -1,25 +1,28 @@
 import { FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
-import { splitKey } from '../model/ref.js';
+import { nodeKeyParts, type FluxKustomization, type FluxResourceSet } from '../model/flux.js';
 import type { PlanContext } from '../plan/plan.js';
-import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
 import { humanDuration } from '../status/durations.js';
-import { sourceReadiness } from '../status/source.js';
-import { TierFailedError, WaitTimeoutError } from './errors.js';
-import { tierStepId, type ChartSourceCause, type Emit, type StepResult } from './events.js';
-import { explainChartFailure, explainFailure, workloadLines, type Locate } from './explain.js';
-import { readChartVerdicts, releasesWithoutChart } from './chart-sources.js';
-import type { ChartVerdict } from '../status/helm-source.js';
-import { timeoutFor, type CrdKnowledge, type FallbackCrd, type Timeouts } from './inputs.js';
+import { kustomizationReadiness, type Readiness } from '../status/kustomization.js';
+import { systemClock, type Clock } from './clock.js';
+import { tierFailedError, WaitTimeoutError, type TierFailure } from './errors.js';
+import type { Emit, StepCause, StepId, StepResult, StepState } from './events.js';
 import type { LiveState } from './live-state.js';
 import type { OutageLog } from './outages.js';
 import { requestReconcile } from './request-reconcile.js';
+import { timeoutFor, type CrdKnowledge, type FallbackCrd, type ImageLocator, type Timeouts } from './run-target.js';
 import { assertNoFight } from './source.js';
+import { resourceSetStepId, tierStepId } from './step-id.js';
+import { decideResourceSet, type ResourceSetOutcome, type ResourceSetTrack } from './rset-decision.js';
+import { observeResourceSet, type TierStanding } from './rset-observe.js';
 import { resultOf, type StepTracker } from './steps.js';
-import { chartReadDue, decideTier, newTrack, type Backoff, type TierTrack } from './tier-decision.js';
-import { describeWorkloads, liveCrdGroups } from './workloads.js';
-import { crdOnItsWay } from './runtime-crd-wait.js';
+import { decideTier, newTrack, type Backoff, type TierOutcome, type TierTrack } from './tier-decision.js';
+import { tierEnd, type TierEnd, type TierEndResult as Ended } from './tier-end.js';
+import { observeTier } from './tier-observe.js';
+import { parseKsKey, type ApiRef, type ObjRef } from '../model/ref.js';
 
 export interface ConvergeOptions {
+  /** kustomize-controller's AdditiveCELDependencyCheck (a readyExpr adds to the Ready check), for the live lines. */
+  additiveCel?: boolean;
   ctx: PlanContext;
   client: ClusterClient;
   live: LiveState;
@@ -30,212 +33,244 @@ export interface ConvergeOptions {
   fallback: readonly FallbackCrd[];
   knowledge: CrdKnowledge;
   outages?: OutageLog;
-  now?: () => number;
+  /** Where an image is written in the repository (the CLI reads the file). */
+  locateImage?: ImageLocator;
+  clock?: Clock;
   /** Upper bound between two looks at the state when nothing changes (timers, logs). */
   tickMs?: number;
   /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
   retryBackoff?: Backoff;
+  /** Where each tier that fails is added as it fails, so a run stopped later (Ctrl-C, --timeout) still names it. */
+  failures?: TierFailure[];
 }
 
-export interface TierOutcome {
+/** How one tier of a run ended, and the revision it was Ready at. */
+export interface TierResult {
   key: string;
   result: StepResult;
   revision: string | null;
 }
 
-type Ended = 'ok' | 'skipped' | 'failed' | 'timeout' | 'not-run';
-
 interface Tier {
+  node: FluxKustomization;
+  id: StepId;
   track: TierTrack;
   ended: Ended | null;
   readiness: Readiness;
-  revision: string | null;
-  /** The last read of its HelmReleases' chart sources, and what it said of those still waiting for one. */
-  charts: ChartVerdict[];
+  /** What the last look at its HelmReleases' chart sources said of those still waiting for one. */
   chartWaiting: string | null;
   /** How it ended, in a few words, for the tiers it keeps from running. */
   why: string | null;
+  /** A failure or timeout decided, held until what its message needs has been observed. */
+  ending: TierOutcome | null;
+  /** The Deployments its build applies (from the repository). */
+  deployments: ObjRef[];
 }
+
+/** A ResourceSet of the plan: a tier of its own kind (rset-decision.ts). */
+interface RsTier {
+  rs: FluxResourceSet;
+  id: StepId;
+  track: ResourceSetTrack;
+  ended: Ended | null;
+  readiness: Readiness;
+  why: string | null;
+  /** Its first view came (the ResourceSet watch lists after the first look): what is Ready then was Ready before. */
+  seen: boolean;
+}
+
+/** What the act phase does, in the order the decisions asked for it. */
+type Act =
+  | { type: 'start'; id: StepId }
+  | { type: 'request'; id: StepId; ref: ApiRef; value: string }
+  | { type: 'status'; id: StepId; state: StepState; line: string }
+  | { type: 'end'; id: StepId; result: Ended; end: () => Promise<{ message: string; cause?: StepCause }> };
 
 /**
  * Waits until every Kustomization of the plan is Ready at its source's current revision, requesting a reconcile of
  * each the moment its dependencies are ready, so none waits out kustomize-controller's --requeue-dependency.
- * Independent tiers progress together (a frontier, not level by level). A tier that fails (terminally, at the current
- * revision) or times out ends alone: what depends on it is not run, everything else goes on, and the run then fails
- * with every such tier named. On an interrupt, each tier's step ends with what the cluster says at that moment.
+ * Independent tiers progress together (a frontier, not level by level). Each look has three phases: observe (the
+ * watches, never a request), decide (tier-decision.ts, pure), act (reconcile requests and step events), so no tier
+ * waits on a request made for another. A tier that fails (terminally, at the current revision) or times out ends
+ * alone: what depends on it is not run, everything else goes on, and the run then fails with every such tier named.
+ * On an interrupt, each tier's step ends with what the cluster says at that moment.
  */
-export async function converge(o: ConvergeOptions): Promise<TierOutcome[]> {
-  const now = o.now ?? Date.now;
+export async function converge(o: ConvergeOptions): Promise<TierResult[]> {
+  const clock = o.clock ?? systemClock;
   const { graph, plan } = o.ctx;
-  const root = o.ctx.rootSync.source;
-  const order = plan.kustomizations.map((k) => k.key);
-  const tiers = new Map<string, Tier>(order.map((key) => [key, { track: newTrack(key), ended: null, readiness: kustomizationReadiness(undefined), revision: null, charts: [], chartWaiting: null, why: null }]));
-  const backoff = o.retryBackoff ?? { initialMs: 2000, maxMs: 30_000 };
-  const failures: { key: string; message: string; hint: string }[] = [];
-  const timedOut: { key: string; message: string }[] = [];
-  let first = true;
-  const locate = locator(o.ctx);
-
-  const end = (key: string, result: Ended, message: string, cause?: ChartSourceCause) => {
-    const t = tiers.get(key)!;
-    t.ended = result;
-    t.why ??= result === 'timeout' ? 'timed out' : result;
-    o.steps.end(tierStepId(key), result, message, cause);
+  const tiers = plan.kustomizations.map((k): Tier => ({
+    node: graph.nodes.get(k.key)!,
+    id: tierStepId(k.key),
+    track: newTrack(k.key),
+    ended: null,
+    readiness: kustomizationReadiness(undefined),
+    chartWaiting: null,
+    why: null,
+    ending: null,
+    deployments: o.ctx.cluster.objects.filter((x) => x.owner === k.key && x.kind === 'Deployment' && x.apiVersion === 'apps/v1').map((x) => ({ kind: 'Deployment', namespace: x.namespace ?? parseKsKey(k.key).namespace, name: x.name })),
+  }));
+  const byKey = new Map(tiers.map((t) => [t.node.key, t]));
+  // The ResourceSets, waited on beside the Kustomizations: those generated by one have it as their parent.
+  const rsTiers = (plan.resourceSets ?? []).flatMap((p): RsTier[] => {
+    const rs = graph.resourceSets.get(p.key);
+    return rs ? [{ rs, id: resourceSetStepId(`${rs.namespace}/${rs.name}`), track: { startedAt: null }, ended: null, readiness: kustomizationReadiness(undefined), why: null, seen: false }] : [];
+  });
+  const anyByKey = new Map<string, { ended: Ended | null; why: string | null }>([...byKey, ...rsTiers.map((r) => [r.rs.key, r] as const)]);
+  const standing = (key: string): TierStanding | undefined => {
+    const x = anyByKey.get(key);
+    return x === undefined ? undefined : x.ended === 'ok' || x.ended === 'skipped' ? 'done' : x.ended ? 'failed' : 'pending';
   };
+  const backoff = o.retryBackoff ?? { initialMs: 2000, maxMs: 30_000 };
+  const failures: TierFailure[] = o.failures ?? [];
+  const timedOut: { key: string; message: string }[] = [];
+  const notReady = (x: { ended: Ended | null } | undefined) => x !== undefined && (x.ended === 'failed' || x.ended === 'timeout' || x.ended === 'not-run');
+  const isDone = (x: { ended: Ended | null }) => x.ended === 'ok' || x.ended === 'skipped';
+  let first = true;
 
   try {
     for (;;) {
       o.live.check();
-      assertNoFight(o.live, root);
-      for (const key of order) {
-        const t = tiers.get(key)!;
+      assertNoFight(o.live, o.ctx.rootSync.source);
+      const seen = o.live.version;
+      const now = clock.now();
+      const acts: Act[] = [];
+      const end = (t: Tier, result: Ended, e: TierEnd) => {
+        t.ended = result;
+        t.ending = null;
+        t.why ??= e.why ?? (result === 'timeout' ? 'timed out' : result);
+        acts.push({ type: 'end', id: t.id, result, end: async () => {
+          const { message, hint, cause } = await e.finish();
+          if (result === 'timeout') timedOut.push({ key: t.node.key, message: `${t.node.key} ${message}` });
+          else if (result === 'failed') failures.push({ key: t.node.key, message, hint: hint ?? '' });
+          return { message, cause };
+        } });
+      };
+      const endResourceSet = (r: RsTier, outcome: ResourceSetOutcome, timeoutMs: number) => {
+        const key = r.rs.key;
+        const [result, message]: [Ended, string] =
+          outcome.type === 'finish' ? [outcome.result, outcome.message]
+          : outcome.type === 'block' ? ['not-run', `not run, not evaluated: ${outcome.by.map((b) => `${b} ${anyByKey.get(b)?.why ?? 'did not become Ready'}`).join('; ')}`]
+          : outcome.type === 'fail' ? ['failed', outcome.message]
+          : ['timeout', `not Ready after its timeout (${humanDuration(timeoutMs)}): ${outcome.line}`];
+        r.ended = result;
+        r.why = result === 'timeout' ? 'timed out' : result;
+        if (outcome.type === 'fail') failures.push({ key, message: outcome.message, hint: outcome.hint });
+        if (outcome.type === 'timeout') timedOut.push({ key, message: `${key} ${message}` });
+        acts.push({ type: 'end', id: r.id, result, end: async () => ({ message }) });
+      };
+      const settle = (t: Tier, outcome: TierOutcome) => {
+        const e = tierEnd(t.node, outcome, {
+          readiness: t.readiness,
+          track: t.track,
+          chartWaiting: t.chartWaiting,
+          why: (key) => anyByKey.get(key)?.why ?? null,
+          ctx: o.ctx,
+          live: o.live,
+          timeoutMs: timeoutFor(o.timeouts, t.node.key),
+          fallback: o.fallback,
+          knowledge: o.knowledge,
+          outages: o.outages,
+          locateImage: o.locateImage,
+        });
+        if (e === undefined) t.ending = outcome;
+        else end(t, e.result, e);
+      };
+
+      // Observe and decide, tier by tier in plan order: a tier that ends here is seen ended by those after it.
+      for (const t of tiers) {
         if (t.ended) continue;
-        const node = graph.nodes.get(key)!;
-        const live = o.live.kustomizations.get(key);
-        const source = sourceReadiness(o.live.sourceOf(live, node.sourceRef));
-        t.readiness = kustomizationReadiness(live, { sourceRevision: source.revision ?? undefined, dependencyKeys: graph.deps.get(key) });
-        t.revision = t.readiness.revision;
-        const deps = graph.deps.get(key) ?? [];
-        const parent = node.parent !== null && tiers.has(node.parent) ? node.parent : null;
-        const parentTier = parent ? tiers.get(parent)! : null;
-        // Only for a missing-CRD failure that answers standup's own request (two lists, not every tick of a wait).
-        const waitingCrd = t.readiness.state === 'failed' && t.readiness.diagnosis?.type === 'missing-crd' && t.track.requestedAt !== null && live?.status?.lastHandledReconcileAt === t.track.requestedAt
-          ? await crdOnItsWay(o.client, t.readiness.diagnosis, o.knowledge.runtimeCrds)
-          : null;
-        const notReady = (x: Tier | null) => x !== null && (x.ended === 'failed' || x.ended === 'timeout' || x.ended === 'not-run');
-        // A HelmRelease of its health check stuck on its chart source: read that source (only then, with backoff).
-        let chartFailure = null;
-        let chartWaiting = null;
-        if (t.track.startedAt !== null && t.readiness.state !== 'ready') {
-          const stuck = releasesWithoutChart(live, source.revision, o.live.helmReleases);
-          if (stuck.checking) {
-            const read = chartReadDue(t.track, stuck.signature, now(), backoff);
-            t.track = read.track;
-            if (read.due) t.charts = await readChartVerdicts(o.client, stuck.releases);
-            else if (stuck.signature === '') t.charts = [];
-            chartFailure = t.charts.find((v) => v.state === 'failed')?.failure ?? null;
-            chartWaiting = t.charts.flatMap((v) => (v.state === 'waiting' ? [v.line] : [])).join('; ') || null;
-            t.chartWaiting = chartWaiting;
-          } else t.track = chartReadDue(t.track, '', now(), backoff).track;
+        if (t.ending) {
+          settle(t, t.ending);
+          continue;
         }
-        const depsFailed = [...deps.filter((d) => notReady(tiers.get(d)!)), ...(!live && notReady(parentTier) ? [parent!] : [])];
+        const key = t.node.key;
+        const cluster = observeTier(t.node, graph.deps.get(key), t.track, o.live, o.knowledge.runtimeCrds, t.deployments, o.additiveCel);
+        t.readiness = cluster.readiness;
+        // What the decision needs is still being listed (a watch just started): decide at the next look.
+        if (cluster.crdOnItsWay === undefined || cluster.charts === undefined) continue;
+        if (cluster.charts) t.chartWaiting = cluster.charts.waiting;
+        const deps = graph.deps.get(key) ?? [];
+        const parentKey = t.node.parent !== null && anyByKey.has(t.node.parent) ? t.node.parent : null;
+        const parent = parentKey !== null ? anyByKey.get(parentKey)! : null;
+        const depsFailed = [...deps.filter((d) => notReady(byKey.get(d))), ...(!cluster.live && notReady(parent ?? undefined) ? [parentKey!] : [])];
         const d = decideTier(
           t.track,
           {
-            readiness: t.readiness,
-            exists: !!live,
-            lastHandledReconcileAt: live?.status?.lastHandledReconcileAt,
-            lastAttemptedRevision: live?.status?.lastAttemptedRevision,
-            sourceRevision: source.revision,
-            depsDone: deps.every((x) => isDone(tiers.get(x)!)),
+            readiness: cluster.readiness,
+            exists: !!cluster.live,
+            lastHandledReconcileAt: cluster.live?.status?.lastHandledReconcileAt,
+            lastAttemptedRevision: cluster.live?.status?.lastAttemptedRevision,
+            sourceRevision: cluster.sourceRevision,
+            depsDone: deps.every((x) => isDone(byKey.get(x)!)),
             depsFailed,
-            parent,
-            parentDone: parentTier === null || isDone(parentTier),
+            parent: parentKey,
+            parentDone: parent === null || isDone(parent),
             firstPass: first,
             timeoutMs: timeoutFor(o.timeouts, key),
-            crdOnItsWay: waitingCrd,
-            chartFailure,
-            chartWaiting,
+            crdOnItsWay: cluster.crdOnItsWay,
+            chartFailure: cluster.charts?.failure ?? null,
+            chartWaiting: cluster.charts?.waiting ?? null,
+            workloadFailure: cluster.workloads?.failure ?? null,
+            workloadsWaiting: cluster.workloads?.waiting ?? null,
           },
-          now(),
+          now,
           backoff,
         );
         t.track = d.track;
-        const id = tierStepId(key);
-        if (d.start) o.steps.start(id);
-        if (d.request) await requestReconcile({ client: o.client, emit: o.emit, id, signal: o.signal }, ksRef(key), d.request.value);
-        if (d.line) o.steps.status(id, t.readiness.state, d.line);
-        const out = d.outcome;
-        if (!out) continue;
-        if (out.type === 'finish') end(key, out.result, out.message);
-        else if (out.type === 'block') {
-          const why = out.by.map((b) => `${b} ${tiers.get(b)?.why ?? 'did not become Ready'}`).join('; ');
-          end(key, 'not-run', `not run, not evaluated: ${why}`);
-        } else if (out.type === 'timeout') {
-          const message = `not Ready after its timeout (${humanDuration(timeoutFor(o.timeouts, key))}): ${out.line}${await laggards(o, t.readiness)}${outage(o, t.track.startedAt)}`;
-          timedOut.push({ key, message: `${key} ${message}` });
-          end(key, 'timeout', message);
-        } else if (out.suspended) {
-          const { namespace, name } = splitKey(key);
-          const f = { key, message: `${key} is suspended, so it will never become Ready`, hint: `Resume it (\`flux resume ks ${name} -n ${namespace}\`), or add it to exclude: in tiers.yaml, then \`standup resume\`.` };
-          failures.push(f);
-          end(key, 'failed', f.message);
-        } else if (out.chart) {
-          const { message, hint } = explainChartFailure(key, out.chart, locate);
-          failures.push({ key, message, hint });
-          const at = originOf(o.ctx, out.chart.release);
-          t.why = `failed: ${out.chart.release} cannot get its chart`;
-          end(key, 'failed', message, { type: 'chart-source', helmRelease: out.chart.release, chartSource: out.chart.chart, stalled: `${out.chart.stalled.kind}/${out.chart.stalled.namespace}/${out.chart.stalled.name}`, reason: out.chart.reason, message: out.chart.message, file: at?.file ?? null, line: at?.line ?? null });
-        } else {
-          const workloads = t.readiness.diagnosis?.type === 'health-check' ? await describeWorkloads(o.client, t.readiness.diagnosis.objects) : [];
-          const liveCrdGroupsNow = t.readiness.diagnosis?.type === 'missing-crd' ? await liveCrdGroups(o.client) : new Set<string>();
-          const explained = explainFailure(key, t.readiness, { fallback: o.fallback, knowledge: o.knowledge, liveCrdGroups: liveCrdGroupsNow, workloads });
-          const { hint } = explained;
-          // What the last look at its HelmReleases' chart sources said (a repository unreachable): the cause under the timeout.
-          const message = t.chartWaiting ? `${explained.message}\n  ${t.chartWaiting}` : explained.message;
-          failures.push({ key, message, hint });
-          end(key, 'failed', message);
-        }
+        if (d.start) acts.push({ type: 'start', id: t.id });
+        if (d.request) acts.push({ type: 'request', id: t.id, ref: { ...FLUX_KUSTOMIZATION, namespace: t.node.namespace, name: t.node.name }, value: d.request.value });
+        if (d.line) acts.push({ type: 'status', id: t.id, state: t.readiness.state, line: d.line });
+        if (d.outcome) settle(t, d.outcome);
+      }
+      for (const r of rsTiers) {
+        if (r.ended) continue;
+        const { namespace, name } = nodeKeyParts(r.rs.key);
+        const kustomization = (key: string) => byKey.get(key)?.readiness ?? kustomizationReadiness(o.live.kustomizations.get(key));
+        const v = observeResourceSet(r.rs, { ctx: o.ctx, live: o.live, standing, kustomization, firstPass: !r.seen, timeoutMs: timeoutFor(o.timeouts, `${namespace}/${name}`) });
+        if (!v) continue;
+        r.seen = true;
+        r.readiness = v.readiness;
+        const d = decideResourceSet(r.track, v, now);
+        r.track = d.track;
+        if (d.start) acts.push({ type: 'start', id: r.id });
+        if (d.line) acts.push({ type: 'status', id: r.id, state: v.exists ? v.readiness.state : 'waiting', line: d.line });
+        if (d.outcome) endResourceSet(r, d.outcome, v.timeoutMs);
       }
       first = false;
-      if ([...tiers.values()].every((t) => t.ended)) break;
+
+      // Act: what the decisions asked for, in their order.
+      for (const a of acts) {
+        if (a.type === 'start') o.steps.start(a.id);
+        else if (a.type === 'request') await requestReconcile({ client: o.client, emit: o.emit, id: a.id, signal: o.signal, clock }, a.ref, a.value);
+        else if (a.type === 'status') o.steps.status(a.id, a.state, a.line);
+        else {
+          const { message, cause } = await a.end();
+          o.steps.end(a.id, a.result, message, cause);
+        }
+      }
+      if (tiers.every((t) => t.ended) && rsTiers.every((r) => r.ended)) break;
       // A retry due before the next tick (a stale DependencyNotReady is asked again after 250 ms) is not made to wait.
-      const due = Math.min(...[...tiers.values()].filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt, t.track.chartReadAt]).filter((x): x is number => x !== null));
-      await o.live.changed(Math.max(10, Math.min(o.tickMs ?? 1000, due - now())));
+      const due = Math.min(...tiers.filter((t) => !t.ended).flatMap((t) => [t.track.retryAt, t.track.depRetryAt]).filter((x): x is number => x !== null));
+      await o.live.changed(Math.max(10, Math.min(o.tickMs ?? 1000, due - clock.now())), seen);
     }
   } catch (e) {
-    // Interrupted, --timeout, the API gone for good: each tier's step ends with what the cluster says now.
+    // Interrupted, --timeout, the API gone for good: each tier's step not ended yet (an end decided in the look that
+    // failed included) ends with what the cluster says now.
     const result = resultOf(e);
-    for (const [key, t] of tiers) {
-      if (t.ended) continue;
-      const id = tierStepId(key);
-      if (t.readiness.state === 'ready') end(key, o.steps.started(id) ? 'ok' : 'skipped', `Ready at ${t.revision ?? 'the current revision'}`);
-      else if (o.steps.started(id)) {
-        t.ended = 'failed';
-        o.steps.end(id, result === 'failed' ? 'stopped' : result, o.steps.lastLine(id) || t.readiness.message);
-      } else end(key, 'not-run', 'not started: what it depends on was not Ready yet');
+    for (const t of [...tiers, ...rsTiers]) {
+      if (o.steps.ended(t.id)) continue;
+      if (t.readiness.state === 'ready') o.steps.end(t.id, o.steps.started(t.id) ? 'ok' : 'skipped', `Ready at ${t.readiness.revision ?? 'the current revision'}`);
+      else if (o.steps.started(t.id)) o.steps.end(t.id, result === 'failed' ? 'stopped' : result, o.steps.lastLine(t.id) || t.readiness.message);
+      else o.steps.end(t.id, 'not-run', 'not started: what it depends on was not Ready yet');
     }
     throw e;
   }
-  const outcomes = order.map((key) => ({ key, result: tiers.get(key)!.ended!, revision: tiers.get(key)!.revision }));
+  const results = tiers.map((t) => ({ key: t.node.key, result: t.ended!, revision: t.readiness.revision }));
   if (failures.length > 0) {
-    const [f, ...more] = failures;
-    const also = more.length ? `\n  also failed: ${more.map((x) => x.key).join(', ')}` : '';
-    const stuck = timedOut.length ? `\n  timed out: ${timedOut.map((x) => x.key).join(', ')}` : '';
-    throw new TierFailedError(f!.key, `${f!.message}${also}${stuck}`, f!.hint);
+    throw tierFailedError(failures, timedOut.length ? `timed out: ${timedOut.map((x) => x.key).join(', ')}` : '');
   }
   if (timedOut.length > 0) {
     throw new WaitTimeoutError(timedOut.map((x) => x.message).join('\n'), timedOut.map((x) => x.key));
   }
-  return outcomes;
+  return results;
 }
-
-const isDone = (t: Tier): boolean => t.ended === 'ok' || t.ended === 'skipped';
-
-async function laggards(o: ConvergeOptions, r: Readiness): Promise<string> {
-  const d = r.diagnosis;
-  if (d?.type !== 'health-check') return '';
-  return `; objects still in progress: ${d.objects.map((x) => x.object).join(', ')}${workloadLines(await describeWorkloads(o.client, d.objects))}`;
-}
-
-function outage(o: ConvergeOptions, since: number | null): string {
-  const p = o.outages?.phrase(since ?? 0);
-  return p ? `; ${p}` : '';
-}
-
-/** The repository origin of an object of the run's model (`Kind/ns/name`), for messages that say what to edit. */
-function originOf(ctx: PlanContext, key: string): { file: string; line: number | null } | null {
-  const [kind, namespace, ...rest] = key.split('/');
-  const name = rest.join('/');
-  const o = ctx.cluster.objects.find((x) => x.kind === kind && x.name === name && (x.namespace === namespace || x.namespace === null));
-  return o ? o.origin : null;
-}
-
-function locator(ctx: PlanContext): Locate {
-  return (k) => {
-    const at = originOf(ctx, `${k.kind}/${k.namespace}/${k.name}`);
-    return at ? `${at.file}${at.line !== null ? `:${at.line}` : ''}` : null;
-  };
-}
-
-const ksRef = (key: string) => ({ ...FLUX_KUSTOMIZATION, ...splitKey(key) });

@@ -1,8 +1,15 @@
+import type { Problem } from '../model/problem.js';
+import type { ReadinessState } from '../status/kustomization.js';
+import type { Change } from './change.js';
+import type { StepId } from './step-id.js';
+
+export type { StepId } from './step-id.js';
+
 /** What a run is made of, in order. A tier step is one Flux Kustomization (`tier:<namespace/name>`). */
-export type StepKind = 'check' | 'preflight' | 'install' | 'bootstrap' | 'crds' | 'source' | 'tier' | 'teardown';
+export type StepKind = 'check' | 'preflight' | 'install' | 'bootstrap' | 'crds' | 'source' | 'tier' | 'resourceset' | 'teardown';
 
 export interface StepInfo {
-  id: string;
+  id: StepId;
   kind: StepKind;
   title: string;
   /** For tiers: the dependsOn level (tiers of one level are waited on together). */
@@ -18,27 +25,45 @@ export interface StepInfo {
  */
 export type StepResult = 'ok' | 'skipped' | 'failed' | 'timeout' | 'interrupted' | 'stopped' | 'not-run';
 
+/** A running step's state in a status line: the readiness of what it waits on, in Flux's terms. */
+export type StepState = ReadinessState;
+
+/** One step as the run ended it: what the summary table and the run record show. */
+export interface StepReport {
+  id: StepId;
+  title: string;
+  level: number | null;
+  result: StepResult;
+  startedAt: string | null;
+  durationMs: number | null;
+  /** Its end message (its last status line while it ran; '' when it never started). */
+  message: string;
+  changes: { object: string; change: Change }[];
+}
+
 /**
  * The runner's only output, from the `plan` event to `run-end`: reporters (the live view, plain lines, JSON) consume
- * these and never see the cluster. `-o json` prints each as one line, so the shapes are a contract: add fields,
- * never rename.
+ * these and never see the cluster. `-o json` prints each as one line through event-json.ts, so the shapes there are
+ * a contract: add fields, never rename.
  */
 export type RunEvent =
   | { type: 'plan'; cluster: string; command: string; steps: StepInfo[]; dryRun: boolean }
-  | { type: 'step-start'; id: string; at: string }
+  | { type: 'step-start'; id: StepId; at: string }
   /** A new status line for a running step (Flux's own words where possible). */
-  | { type: 'step-status'; id: string; state: string; message: string }
+  | { type: 'step-status'; id: StepId; state: StepState; message: string }
   | {
       type: 'step-end';
-      id: string;
+      id: StepId;
       result: StepResult;
       durationMs: number;
       message: string;
       /** Why it failed, as fields, when standup traced the failure past the Kustomization. */
       cause?: StepCause;
     }
-  /** Something was (or, with --dry-run, would be) written: an apply result or an annotation. */
-  | { type: 'change'; id: string; object: string; action: string; dryRun: boolean }
+  /** Something was (or, with --dry-run, would be) written: an apply result, an annotation, a suspend or a delete. */
+  | { type: 'change'; id: StepId; object: string; change: Change; dryRun: boolean }
+  /** The static problems that keep the cluster from converging, as `check` reports them: the run refuses to write. */
+  | { type: 'problems'; problems: readonly Problem[] }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
   | {
       type: 'run-end';
@@ -56,6 +81,8 @@ export type RunEvent =
       api?: ApiTraffic & { relists: number; waiting?: ApiTraffic & { ms: number } };
       /** HelmReleases standup asked to reconcile once their dependencies were Ready (when it asked any). */
       helmReleases?: HelmReleaseRequests;
+      /** Every step of the plan as it ended, in plan order: what the summary prints. */
+      steps: StepReport[];
     };
 
 /**
@@ -99,8 +126,6 @@ export interface ApiTraffic {
 }
 
 export type Emit = (e: RunEvent) => void;
-
-export const tierStepId = (key: string): string => `tier:${key}`;
 
 /** For exhaustive switches over event types: the compiler rejects a missing case. */
 export function assertNever(x: never): never {

@@ -1,10 +1,12 @@
 import type { Readiness } from '../status/kustomization.js';
 import type { MissingCrd } from '../status/diagnose.js';
-import { keyOf, type ChartFailure, type ObjectKey } from '../status/helm-source.js';
+import { type ChartFailure } from '../status/helm-source.js';
 import { humanizeDurations } from '../status/durations.js';
+import { describeExpr } from '../status/ready-expr.js';
 import { shortRevision } from '../status/revision.js';
 import type { WorkloadReport } from '../status/workload.js';
-import type { CrdKnowledge, FallbackCrd } from './inputs.js';
+import type { CrdKnowledge, FallbackCrd } from './run-target.js';
+import { refKey, type NamespacedRef } from '../model/ref.js';
 
 /** What standup knows when it explains a failure: its inputs, plus what it looked up in the cluster at that moment. */
 export interface ExplainContext {
@@ -14,24 +16,43 @@ export interface ExplainContext {
   liveCrdGroups: ReadonlySet<string>;
   /** The workloads a failed health check waited on, described from the cluster. */
   workloads: readonly WorkloadReport[];
+  /** What the tier's healthCheckExprs give on the objects its health check waited on, one line each. */
+  healthExprs?: readonly string[];
+}
+
+/** A tier as messages name it: its key (`namespace/name`) and, for commands to run, its namespace and name. */
+export interface TierName {
+  key: string;
+  namespace: string;
+  name: string;
 }
 
 /** The message and next step for a tier that failed, with the deadlock diagnosis where the message allows it. */
-export function explainFailure(tier: string, r: Readiness, x: ExplainContext): { message: string; hint: string } {
+export function explainFailure(t: TierName, r: Readiness, x: ExplainContext): { message: string; hint: string } {
+  const tier = t.key;
   const d = r.diagnosis;
   if (d?.type === 'missing-crd') return explainMissingCrd(tier, d, x);
   if (d?.type === 'health-check') {
     const laggards = d.objects.map((o) => `${o.object} (${[o.status, o.error].filter(Boolean).join(': ')})`);
     const advice = x.workloads.find((w) => w.advice)?.advice;
     return {
-      message: humanizeDurations(`${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`) + workloadLines(x.workloads),
-      hint: advice ? `Check: ${advice}; then \`standup resume\`.` : 'Inspect those objects (kubectl describe), fix them, then `standup resume`.',
+      message: humanizeDurations(`${tier} failed its health check${d.after ? ` after ${d.after}` : ''}; still not healthy: ${laggards.join(', ') || 'unknown'}`) + workloadLines(x.workloads) + exprLines(x.healthExprs),
+      hint: advice
+        ? `Check: ${advice}; then \`standup resume\`.`
+        : x.healthExprs?.length
+          ? `Their health is what the tier's healthCheckExprs say (above): check those objects' status (kubectl get -o yaml), or the expressions in ${tier}'s spec.healthCheckExprs; then \`standup resume\`.`
+          : 'Inspect those objects (kubectl describe), fix them, then `standup resume`.',
     };
   }
-  const { namespace, name } = split(tier);
+  if (x.healthExprs?.length) {
+    return {
+      message: humanizeDurations(`${tier} failed (${r.reason}): ${r.message}`) + exprLines(x.healthExprs),
+      hint: `Check those objects' status (kubectl get -o yaml), or the expressions in ${tier}'s spec.healthCheckExprs; then \`standup resume\`.`,
+    };
+  }
   return {
     message: humanizeDurations(`${tier} failed (${r.reason}): ${r.message}`),
-    hint: `Fix the cause in the repository or the cluster, then \`standup resume\`; \`flux events --for Kustomization/${name} -n ${namespace}\` has the details.`,
+    hint: `Fix the cause in the repository or the cluster, then \`standup resume\`; \`flux events --for Kustomization/${t.name} -n ${t.namespace}\` has the details.`,
   };
 }
 
@@ -73,45 +94,44 @@ function explainMissingCrd(tier: string, d: MissingCrd, x: ExplainContext): { me
 }
 
 /** Where an object is in the repository (`file:line`), when the run's model has it. */
-export type Locate = (o: ObjectKey) => string | null;
+export type Locate = (o: NamespacedRef) => string | null;
 
 /**
  * A HelmRelease that can never get its chart: names the release, its chart source and source-controller's own
  * message, and what to change (the release's chart template, the chartRef'd source, or the repository it builds from).
  */
 export function explainChartFailure(tier: string, f: ChartFailure, locate: Locate): { message: string; hint: string } {
-  const stalled = keyOf(f.stalled);
-  const via = stalled === f.chart ? `${f.chart} is Stalled` : `${f.chart} builds from ${stalled}, which is Stalled`;
-  const message = `${tier} cannot become Ready: ${f.release} cannot get its chart: ${via} (${f.reason}): ${f.message}`;
-  const [kind, namespace, ...rest] = f.release.split('/');
-  const at = (o: ObjectKey) => {
+  const stalled = refKey(f.stalled);
+  const chart = refKey(f.chart);
+  const name = refKey(f.release);
+  const via = stalled === chart ? `${chart} is Stalled` : `${chart} builds from ${stalled}, which is Stalled`;
+  const message = `${tier} cannot become Ready: ${name} cannot get its chart: ${via} (${f.reason}): ${f.message}`;
+  const at = (o: NamespacedRef) => {
     const l = locate(o);
     return l ? ` in ${l}` : '';
   };
-  const release = at({ kind: kind!, namespace: namespace!, name: rest.join('/') });
+  const release = at(f.release);
   // KC keeps waiting on the health check it is in; a fix pushed meanwhile is applied only after it (FLUX.md, HealthCheckCanceled).
   const then =
     "source-controller will not try again until that spec changes; then `standup resume` (kustomize-controller first runs out the health check it is in, up to the tier's timeout, unless its CancelHealthCheckOnNewRevision feature gate is on).";
-  if (stalled !== f.chart || !f.template) {
+  if (stalled !== chart || !f.template) {
     return { message, hint: `Fix the spec of ${stalled}${at(f.stalled)} (${f.reason}); ${then}` };
   }
   const t = f.template;
   if (f.reason === 'InvalidChartReference') {
     const what = [t.chart !== null ? `spec.chart.spec.chart (${t.chart})` : null, `spec.chart.spec.version (${t.version ?? '*'})`].filter(Boolean).join(' or ');
     const publish = t.sourceRef ? `, or publish that chart version to ${t.sourceRef}` : '';
-    return { message, hint: `Fix ${what} of ${f.release}${release}${publish}; ${then}` };
+    return { message, hint: `Fix ${what} of ${name}${release}${publish}; ${then}` };
   }
   const field = f.reason === 'ValuesFilesError' ? 'spec.chart.spec.valuesFiles' : 'spec.chart.spec';
-  return { message, hint: `Fix ${field} of ${f.release}${release}; ${then}` };
+  return { message, hint: `Fix ${field} of ${name}${release}; ${then}` };
 }
 
 /** Why each workload is not healthy, one indented line each (`Deployment/apps/web: 0/1 ready; web-x2: ...`). */
 export const workloadLines = (ws: readonly WorkloadReport[]): string => ws.filter((w) => w.readiness.state !== 'current').map((w) => `\n  ${w.object}: ${w.line}`).join('');
 
-const split = (key: string) => {
-  const i = key.indexOf('/');
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-};
+/** The healthCheckExprs verdicts, one indented line each. */
+export const exprLines = (lines: readonly string[] | null | undefined): string => (lines ?? []).map((l) => `\n  ${l}`).join('');
 
 /** One status line for a tier, in the words `flux get ks` would use. */
 export function statusLine(r: Readiness): string {
@@ -119,7 +139,7 @@ export function statusLine(r: Readiness): string {
     case 'ready':
       return `Ready at ${shortRevision(r.revision)}`;
     case 'waiting':
-      return r.waitingFor ? `waiting for ${r.waitingFor}` : humanizeDurations(r.message);
+      return r.waitingFor ? `waiting for ${r.waitingFor}${r.readyExpr ? `: ${describeExpr(r.readyExpr)}${r.readyExprNote ?? ''}` : ''}` : humanizeDurations(r.message);
     case 'not-found':
       return 'not applied yet';
     default:

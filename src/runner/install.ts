@@ -1,14 +1,17 @@
 import type { ClusterClient } from '../cluster/client.js';
-import { realDelay } from '../cluster/watch.js';
-import { CliError, ExitCode } from '../model/errors.js';
+import { CliError } from '../model/errors.js';
 import { humanDuration } from '../status/durations.js';
 import type { PodProblemKind } from '../status/pod.js';
 import type { WorkloadReport } from '../status/workload.js';
 import { abortError, WaitTimeoutError } from './errors.js';
-import type { Emit } from './events.js';
-import type { InstallManifests } from './inputs.js';
-import { summarizeActions, type StepOutcome, type StepTracker } from './steps.js';
-import { describeWorkloads, type WorkloadRef } from './workloads.js';
+import { summarizeActions } from './change.js';
+import { systemClock, type Clock } from './clock.js';
+import type { StepId } from './events.js';
+import type { InstallManifests } from './run-target.js';
+import type { StepOutcome, StepTracker } from './steps.js';
+import { apiWorkloads, describeWorkloads } from './workloads.js';
+import type { ObjRef } from '../model/ref.js';
+import type { Writer } from './writer.js';
 
 /** A pod problem that has not changed for this long is not going to heal on its own during a cold start. */
 const STUCK_MS = 60_000;
@@ -16,16 +19,17 @@ const STUCK_MS = 60_000;
 const STUCKABLE: ReadonlySet<PodProblemKind> = new Set(['image-pull', 'crash-loop', 'config', 'failed', 'unschedulable']);
 
 /** The Deployments of the install manifests: the Flux controllers standup waits for before the sync. */
-export const installDeployments = (m: InstallManifests): WorkloadRef[] =>
+export const installDeployments = (m: InstallManifests): ObjRef[] =>
   m.objects.filter((o) => o.kind === 'Deployment' && o.apiVersion === 'apps/v1').map((o) => ({ kind: 'Deployment', namespace: o.metadata.namespace ?? 'flux-system', name: o.metadata.name }));
 
 /**
  * Installs Flux from the repository: server-side applies the install manifests (gotk-components.yaml), then waits
  * for the controller Deployments in them to be Available (from their real pods).
  */
-export async function installFlux(o: { client: ClusterClient; steps: StepTracker; emit: Emit; id: string; signal: AbortSignal; install: InstallManifests; timeoutMs: number; dryRun?: boolean }): Promise<StepOutcome> {
+export async function installFlux(o: Writer & { steps: StepTracker; install: InstallManifests; timeoutMs: number }): Promise<StepOutcome> {
+  o.steps.status(o.id, 'progressing', `applying the ${o.install.objects.length} objects of ${o.install.file}`);
   const results = await o.client.apply(o.install.objects, { fieldManager: 'standup', force: true, dryRun: o.dryRun });
-  for (const r of results) o.emit({ type: 'change', id: o.id, object: r.id, action: r.action, dryRun: !!o.dryRun });
+  for (const r of results) o.emit({ type: 'change', id: o.id, object: r.id, change: { kind: 'apply', action: r.action }, dryRun: !!o.dryRun });
   const applied = summarizeActions(results.map((r) => r.action), o.dryRun);
   const deployments = installDeployments(o.install);
   if (o.dryRun) return { result: 'ok', message: `${applied}; would wait for ${deployments.length} controller Deployment(s) to be Available` };
@@ -35,15 +39,14 @@ export async function installFlux(o: { client: ClusterClient; steps: StepTracker
 export interface WaitControllersOptions {
   client: ClusterClient;
   steps: StepTracker;
-  id: string;
+  id: StepId;
   signal: AbortSignal;
-  deployments: readonly WorkloadRef[];
+  deployments: readonly ObjRef[];
   /** The install manifests' file, named in every message. */
   file: string;
   timeoutMs: number;
-  /** Injected for tests: the clock, and the pause between looks (2 s). */
-  now?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  clock?: Clock;
+  /** The pause between looks (2 s). */
   pollMs?: number;
   /** A pod problem unchanged this long fails the install (default 60 s); a never-pullable image fails at once. */
   stuckMs?: number;
@@ -55,16 +58,15 @@ export interface WaitControllersOptions {
  * and what to check; a timeout (exit 3) says the same about each laggard. Returns the line for the step's end.
  */
 export async function waitFluxControllers(o: WaitControllersOptions): Promise<string> {
-  const now = o.now ?? Date.now;
-  const sleep = o.sleep ?? realDelay;
-  const deadline = now() + o.timeoutMs;
+  const clock = o.clock ?? systemClock;
+  const deadline = clock.now() + o.timeoutMs;
   const since = new Map<string, { line: string; at: number }>();
   for (;;) {
     if (o.signal.aborted) throw abortError(o.signal);
-    const reports = await describeWorkloads(o.client, o.deployments, Infinity);
+    const reports = await describeWorkloads(apiWorkloads(o.client), o.deployments, Infinity);
     const pending = reports.filter((r) => r.readiness.state !== 'current');
     if (pending.length === 0 && reports.length === o.deployments.length) return `${o.deployments.length} controller Deployment(s) Available`;
-    const t = now();
+    const t = clock.now();
     for (const r of pending) {
       const s = since.get(r.object);
       if (!s || s.line !== r.line) since.set(r.object, { line: r.line, at: t });
@@ -72,13 +74,13 @@ export async function waitFluxControllers(o: WaitControllersOptions): Promise<st
     const missing = pending.filter((r) => r.readiness.state === 'not-found');
     const stuck = pending.filter((r) => r.terminal || (r.problem !== null && STUCKABLE.has(r.problem) && t - since.get(r.object)!.at >= (o.stuckMs ?? STUCK_MS)));
     if (stuck.length > 0 && missing.length === 0) {
-      throw new CliError('FLUX_INSTALL_FAILED', `Flux install from ${o.file} cannot start: ${describe(stuck)}`, ExitCode.failure, hintFor(stuck, o.file, 'standup up'));
+      throw new CliError('FLUX_INSTALL_FAILED', `Flux install from ${o.file} cannot start: ${describe(stuck)}`, { hint: hintFor(stuck, o.file, 'standup up') });
     }
     o.steps.status(o.id, 'progressing', pending.length ? `waiting for ${describe(pending)}` : 'waiting (the Deployments cannot be read right now)');
     if (t > deadline) {
       throw new WaitTimeoutError(`Flux install from ${o.file}: not Available after ${humanDuration(o.timeoutMs)}: ${describe(pending)}`, pending.map((r) => r.object), hintFor(pending, o.file, 'standup resume'));
     }
-    await sleep(o.pollMs ?? 2000, o.signal);
+    await clock.sleep(o.pollMs ?? 2000, o.signal);
   }
 }
 

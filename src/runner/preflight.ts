@@ -1,9 +1,9 @@
 import type { ClusterClient } from '../cluster/client.js';
 import { ClusterError } from '../cluster/errors.js';
-import { assertContext } from '../cluster/guard.js';
-import { CliError, ConfigError, ExitCode } from '../model/errors.js';
+import { checkContext } from '../cluster/guard.js';
+import { CliError, ConfigError } from '../model/errors.js';
 import type { Emit } from './events.js';
-import type { RunTarget } from './inputs.js';
+import type { RunTarget } from './run-target.js';
 
 const FLUX_CRDS = ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io'] as const;
 
@@ -11,34 +11,43 @@ const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefini
 
 /** Which of Flux's CRDs the cluster has. Also proves the API server answers (and that we may read CRDs). */
 export async function fluxCrdsPresent(client: ClusterClient): Promise<{ present: string[]; missing: string[] }> {
-  const found = await Promise.all(FLUX_CRDS.map((name) => client.find({ ...CRD, name })));
+  const found = await Promise.all(FLUX_CRDS.map((name) => client.find({ ...CRD, namespace: null, name })));
   return {
     present: FLUX_CRDS.filter((_, i) => found[i] !== undefined),
     missing: FLUX_CRDS.filter((_, i) => found[i] === undefined),
   };
 }
 
-/** The context guard: standup writes only to the cluster tiers.yaml pins (or that --context names). Pure. */
-export function guard(t: Pick<RunTarget, 'name' | 'guard'>): void {
+/**
+ * The context guard's verdict: standup writes only to the cluster tiers.yaml pins (or that --context names). The
+ * refusal to throw, or null. Pure. The run enforces it in its preflight step, before any write; the CLI reads it only
+ * to spare work the run would refuse (decrypting secrets, asking reset's question).
+ */
+export function contextRefusal(t: Pick<RunTarget, 'name' | 'guard'>): CliError | null {
   const g = t.guard;
   if (!g.pinned) {
-    throw new ConfigError('CONTEXT_UNPINNED', `cluster ${t.name} has no kube context pinned in tiers.yaml, so standup will not write to it`,
+    return new ConfigError('CONTEXT_UNPINNED', `cluster ${t.name} has no kube context pinned in tiers.yaml, so standup will not write to it`,
       `Add \`context: ${g.actualContext}\` under clusters.${t.name} in tiers.yaml (or pass --context ${g.actualContext} to confirm it for this run).`);
   }
-  assertContext(g);
+  const c = checkContext(g);
+  return c.ok ? null : c.error;
 }
 
-/** An unreachable API server, said promptly and plainly (the lead's case: a status that hung for a minute). */
+/** An unreachable API server, said promptly and plainly, not after a request's full timeout. */
 export function unreachable(t: { guard: { actualContext: string; actualServer: string } }, e: ClusterError): CliError {
-  return new CliError('API_UNREACHABLE', `cannot reach the API server of context ${t.guard.actualContext} (${t.guard.actualServer}): ${e.message}`, ExitCode.failure,
-    'Check that the cluster is up and that your kubeconfig points at it (kubectl get --raw /readyz).');
+  // The client's own wording already names the server ("cannot reach the API server URL: ECONNREFUSED"): said once.
+  const why = e.message.startsWith('cannot reach the API server ') ? e.message.replace(/^cannot reach the API server \S+: /, '') : e.message;
+  return new CliError('API_UNREACHABLE', `cannot reach the API server of context ${t.guard.actualContext} (${t.guard.actualServer}): ${why}`, {
+    hint: 'Check that the cluster is up and that your kubeconfig points at it (kubectl get --raw /readyz).',
+  });
 }
 
 /**
  * The context guard passes, the API answers, and Flux is there (or `up` installs it from the repository). Reads only.
  */
 export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | 'reset', emit: Emit): Promise<string> {
-  guard(t);
+  const refused = contextRefusal(t);
+  if (refused) throw refused;
   let crds;
   try {
     crds = await fluxCrdsPresent(t.client);
@@ -51,9 +60,15 @@ export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | '
   if (installs && crds.present.length > 0) {
     emit({ type: 'log', level: 'info', message: `Flux is already installed on ${t.guard.actualContext}; the install manifests are applied again (unchanged objects are not written)` });
   }
-  if (!installs && crds.missing.length > 0) {
-    throw new CliError('FLUX_MISSING', `Flux is not installed on ${t.guard.actualContext}: missing ${crds.missing.join(', ')}`, ExitCode.config,
-      mode === 'up' ? 'Install Flux first, or set bootstrap.install: {path: <gotk-components.yaml>} in tiers.yaml so that `standup up` installs it.' : t.installsFlux ? 'The install did not finish: run `standup up`.' : 'Run `standup up` for a cold start.');
+  // An up stopped in its install, before Flux's CRDs were all applied: resume applies the install manifests again.
+  const finishesInstall = mode === 'resume' && t.installsFlux && t.bootstrap?.install != null && !t.bootstrap.instance;
+  if (!installs && !finishesInstall && crds.missing.length > 0) {
+    const charts = mode === 'up' ? (t.fluxChartInstalls ?? []) : [];
+    throw new CliError('FLUX_MISSING', `Flux is not installed on ${t.guard.actualContext}: missing ${crds.missing.join(', ')}`, {
+      hint: charts.length
+        ? `This repository installs Flux through flux-operator's Helm charts (${charts.join('; ')}), which standup does not render (no helm, no registry). Run that bootstrap first, then \`standup resume\`; or commit the rendered flux-operator manifests (\`helm template\` output, or its release's install.yaml) and set bootstrap.install: {operator: FILE, instance: FILE} in tiers.yaml (instance may be the flux-instance release or its values file).`
+        : mode === 'up' ? 'Install Flux first, or set bootstrap.install: {path: <gotk-components.yaml>} in tiers.yaml so that `standup up` installs it.' : t.installsFlux ? 'The install did not finish: run `standup up`.' : 'Run `standup up` for a cold start.',
+    });
   }
   return `${ctx}; Flux CRDs ${crds.missing.length ? 'absent' : 'present'}`;
 }

@@ -1,9 +1,10 @@
-import { FLUX_KUSTOMIZATION, refId, type ClusterClient, type K8sObject } from '../cluster/client.js';
+import { FLUX_KUSTOMIZATION, type ClusterClient, type K8sObject } from '../cluster/client.js';
+import { NoKindError } from '../cluster/errors.js';
 import { ConfigError } from '../model/errors.js';
-import { splitKey } from '../model/ref.js';
 import type { RootSync } from '../plan/plan.js';
-import type { Emit } from './events.js';
-import { retryTransient } from './retry.js';
+import { systemClock } from './clock.js';
+import { retryTransient, type Writer } from './writer.js';
+import { refKey, type NamespacedRef } from '../model/ref.js';
 
 /** Set on the root Kustomization by `standup reset` when it suspends it, so `resume` knows whose suspension it is. */
 export const SUSPENDED_BY = 'standup.io/suspended-by';
@@ -12,8 +13,8 @@ const MIRROR_KINDS = new Set(['GitRepository', 'OCIRepository']);
 
 const isSource = (o: K8sObject, root: RootSync) =>
   o.kind === root.source.kind && o.metadata.name === root.source.name && (o.metadata.namespace ?? root.source.namespace) === root.source.namespace;
-const isRootKs = (o: K8sObject, key: string) =>
-  o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/') && `${o.metadata.namespace ?? 'flux-system'}/${o.metadata.name}` === key;
+const isRootKs = (o: K8sObject, ks: NamespacedRef) =>
+  o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/') && (o.metadata.namespace ?? 'flux-system') === ks.namespace && o.metadata.name === ks.name;
 
 /**
  * The root Kustomization when the entry's build does not hold it (the plan has no root key: a sync folder beside the
@@ -45,7 +46,7 @@ export function mirrorSync(sync: readonly K8sObject[], root: RootSync, url: stri
   if (!sync.some((o) => isSource(o, root))) {
     throw new ConfigError('MIRROR_NO_SOURCE', `--source-url: ${syncDir} holds no ${source.kind}/${source.namespace}/${source.name} to point at the mirror`, 'Point bootstrap.sync in tiers.yaml at the directory with gotk-sync.yaml.');
   }
-  const rootKs = root.key ? sync.find((o) => isRootKs(o, root.key!)) : syncRoot(sync, root);
+  const rootKs = root.ks ? sync.find((o) => isRootKs(o, root.ks!)) : syncRoot(sync, root);
   if (!rootKs) {
     throw new ConfigError('MIRROR_NO_ROOT', `--source-url: ${syncDir} holds no root Kustomization${root.key ? ` ${root.key}` : ''}, so the mirror could not hold (the root would re-apply the source from git)`, 'Point bootstrap.sync in tiers.yaml at the directory with gotk-sync.yaml.');
   }
@@ -65,7 +66,7 @@ export function mirrorSync(sync: readonly K8sObject[], root: RootSync, url: stri
 }
 
 /** The root Kustomization's ref, or null when the plan has none (the entry's build does not hold it). */
-const rootRef = (root: RootSync) => (root.key ? { ...FLUX_KUSTOMIZATION, ...splitKey(root.key) } : null);
+const rootRef = (root: RootSync) => (root.ks ? { ...root.ks, ...FLUX_KUSTOMIZATION } : null);
 
 export interface Suspension {
   suspended: boolean;
@@ -79,17 +80,29 @@ export async function rootSuspension(client: ClusterClient, root: RootSync): Pro
   return { suspended: !!(live?.spec as { suspend?: boolean } | undefined)?.suspend, by: live?.metadata.annotations?.[SUSPENDED_BY] ?? null };
 }
 
+/** Whether the root Kustomization exists on the cluster (false too when Flux's Kustomization kind does not). */
+export async function rootPresent(client: ClusterClient, root: RootSync): Promise<boolean> {
+  const ref = rootRef(root);
+  if (!ref) return false;
+  try {
+    return !!(await client.find(ref));
+  } catch (e) {
+    if (e instanceof NoKindError) return false;
+    throw e;
+  }
+}
+
 /**
  * Suspends (`reset`, recording itself in the annotation) or resumes the root sync; null removes the field and the
  * annotation, so the spec from git (which has no suspend) owns it again.
  */
-export async function setRootSuspended(o: { client: ClusterClient; emit: Emit; id: string; signal: AbortSignal; dryRun?: boolean }, root: RootSync, suspend: boolean, by = 'standup reset'): Promise<void> {
+export async function setRootSuspended(o: Writer, root: RootSync, suspend: boolean, by = 'standup reset'): Promise<void> {
   const ref = rootRef(root);
   if (!ref) return;
-  o.emit({ type: 'change', id: o.id, object: refId(ref), action: suspend ? 'suspended' : 'resumed', dryRun: !!o.dryRun });
+  o.emit({ type: 'change', id: o.id, object: refKey(ref), change: { kind: suspend ? 'suspend' : 'resume' }, dryRun: !!o.dryRun });
   if (o.dryRun) return;
   const patch = suspend
-    ? { metadata: { annotations: { [SUSPENDED_BY]: `${by} at ${new Date().toISOString()}` } }, spec: { suspend: true } }
+    ? { metadata: { annotations: { [SUSPENDED_BY]: `${by} at ${new Date((o.clock ?? systemClock).now()).toISOString()}` } }, spec: { suspend: true } }
     : { metadata: { annotations: { [SUSPENDED_BY]: null } }, spec: { suspend: null } };
-  await retryTransient(() => o.client.patchMerge(ref, patch), o.signal);
+  await retryTransient(() => o.client.patchMerge(ref, patch), o.signal, o.clock);
 }

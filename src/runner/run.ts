@@ -1,22 +1,27 @@
-import type { Problem } from '../model/problem.js';
-import { applyBootstrap } from './bootstrap.js';
-import { blockingProblems } from './blocking.js';
-import { converge, type TierOutcome } from './converge.js';
+// `up`, `resume` and `crds` as data: each command's parts, built once from the target (what tiers.yaml configures)
+// and the flags. The mode conditions live here and nowhere else; reset.ts reuses up's parts for `reset --up`.
+
+import { FLUX_KUSTOMIZATION, FLUX_SOURCE_API, type K8sObject } from '../cluster/client.js';
+import { refKey } from '../model/ref.js';
+import { ConfigError } from '../model/errors.js';
+import { applySecretsAndSync } from './apply-sync.js';
+import { checkGraph } from './check.js';
+import type { Clock } from './clock.js';
+import type { TierResult } from './converge.js';
 import { applyCrdFallback } from './crds.js';
-import { dryRunTiers } from './dry-run.js';
-import { NotConvergeableError } from './errors.js';
-import { tierStepId, type Emit, type StepInfo } from './events.js';
-import { timeoutFor, type RunTarget } from './inputs.js';
+import type { Emit, StepId, StepInfo } from './events.js';
 import { installDeployments, installFlux, waitFluxControllers } from './install.js';
-import { drive, type RunResult, type RunScope } from './lifecycle.js';
-import { LiveState } from './live-state.js';
-import { HelmRequests } from './helm-requests.js';
-import { fluxCrdsPresent, preflight } from './preflight.js';
+import { drive, type RunResult, type RunScope, type RunSummary } from './lifecycle.js';
 import { forgetMirror, MIRROR_RECORD, recordedMirror, recordMirror, shownUrl } from './mirror-record.js';
-import { holdsSource, mirrorSync, rootSuspension, setRootSuspended, SUSPENDED_BY } from './root-sync.js';
-import { refreshSource, settleSource, sourceKey } from './source.js';
-import { CliError, ConfigError, ExitCode } from '../model/errors.js';
-import type { K8sObject } from '../cluster/client.js';
+import { fluxCrdsPresent, preflight } from './preflight.js';
+import { holdsSource, mirrorSync } from './root-sync.js';
+import { gate, step, stepGroup, type RunPart, type RunPlan } from './run-plan.js';
+import type { InstallManifests, RunTarget } from './run-target.js';
+import { installInstance, instanceRef, instanceWithMirror, type InstanceManifest } from './flux-instance.js';
+import { retryTransient } from './writer.js';
+import { tierSteps, waitForTiers } from './tiers.js';
+import { dryRunResourceSets, resourceSetSteps } from './resourcesets.js';
+import type { Writer } from './writer.js';
 
 export type RunMode = 'up' | 'resume' | 'crds';
 
@@ -29,190 +34,182 @@ export interface RunOptions {
   sourceUrl?: string;
   /** --force: go on although static checks say the graph cannot converge. */
   force?: boolean;
+  clock?: Clock;
 }
 
-/** The steps a command will run, for the `plan` event (reporters draw them all up front). */
-export function stepsFor(t: RunTarget, mode: RunMode): StepInfo[] {
-  const steps: StepInfo[] = [];
-  if (mode !== 'crds') steps.push({ id: 'check', kind: 'check', title: 'Check the graph' });
-  steps.push({ id: 'preflight', kind: 'preflight', title: 'Preflight' });
-  if (mode === 'up' && t.bootstrap?.install) steps.push({ id: 'install', kind: 'install', title: 'Install Flux' });
-  if (mode === 'resume' && t.installsFlux && t.bootstrap?.install) {
-    steps.push({ id: 'install', kind: 'install', title: 'Flux controllers' });
-    if (t.bootstrap.sync.length > 0) steps.push({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync), if up did not finish it' });
-  }
-  if (mode === 'up') steps.push({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync)' });
-  if (mode !== 'resume') steps.push({ id: 'crds', kind: 'crds', title: 'CRD fallback' });
-  if (mode === 'crds') return steps;
-  steps.push({ id: 'source', kind: 'source', title: 'Fetch source' });
-  for (const k of t.ctx.plan.kustomizations) {
-    steps.push({ id: tierStepId(k.key), kind: 'tier', title: k.key, level: k.level ?? undefined, dependsOn: k.dependsOn });
-  }
-  return steps;
+/** What the parts of one run hand each other: the sync objects up applies, and how the tiers ended. */
+export interface RunState {
+  sync: K8sObject[];
+  results: TierResult[];
 }
+
+export const newRunState = (): RunState => ({ sync: [], results: [] });
+
+const CHECK: StepInfo = { id: 'check', kind: 'check', title: 'Check the graph' };
+const PREFLIGHT: StepInfo = { id: 'preflight', kind: 'preflight', title: 'Preflight' };
 
 /**
  * `up`, `resume` and `crds`, from the `plan` event to `run-end`. Safe to interrupt at any point: every write is one
  * idempotent server-side apply or annotation, so `resume` picks up from live state. Never throws: the result carries
  * the error that ended the run.
  */
-export function run(t: RunTarget, mode: RunMode, o: RunOptions): Promise<RunResult & { outcomes: TierOutcome[] }> {
-  let outcomes: TierOutcome[] = [];
-  return drive(
-    { cluster: t.name, command: mode, steps: stepsFor(t, mode), dryRun: !!o.dryRun, client: t.client, emit: o.emit, signal: o.signal, overallMs: t.timeouts.overallMs },
-    async (scope) => {
-      outcomes = await runSteps(t, mode, o, scope);
-      if (mode === 'crds') return o.dryRun ? 'dry run: the CRD fallback would be applied as shown' : 'CRD fallback applied';
-      const skipped = outcomes.filter((x) => x.result === 'skipped').length;
-      return o.dryRun ? `dry run: nothing was written; ${outcomes.length} Kustomizations would be waited on` : `${outcomes.length} Kustomizations Ready (${skipped} already were)${helmPhrase(scope.summary)}`;
-    },
-  ).then((r) => ({ ...r, outcomes }));
+export function run(t: RunTarget, mode: RunMode, o: RunOptions): Promise<RunResult> {
+  return drive(planRun(t, mode, o), { client: t.client, emit: o.emit, signal: o.signal, overallMs: t.timeouts.overallMs, clock: o.clock });
+}
+
+/** The parts of `up`, `resume` or `crds`, in order. */
+export function planRun(t: RunTarget, mode: RunMode, o: Pick<RunOptions, 'dryRun' | 'sourceUrl' | 'force'>): RunPlan {
+  const st = newRunState();
+  const dryRun = !!o.dryRun;
+  const parts: RunPart[] =
+    mode === 'up' ? [...upChecks(t, o, st), preflightStep(t, 'up'), ...upWrites(t, o, st)]
+    : mode === 'resume' ? [step(CHECK, async (s) => checkGraph(t, !!o.force, s.emit)), preflightStep(t, 'resume'), ...resumeFinishesUp(t, dryRun), ...resumeFallback(t, dryRun), tiersPart(t, 'resume', dryRun, st)]
+    : [preflightStep(t, 'crds'), crdsStep(t, dryRun)];
+  const done = (summary: RunSummary): string => {
+    if (mode === 'crds') return dryRun ? 'dry run: the CRD fallback would be applied as shown' : 'CRD fallback applied';
+    const skipped = st.results.filter((x) => x.result === 'skipped').length;
+    return dryRun ? `dry run: nothing was written; ${st.results.length} Kustomizations would be waited on` : `${st.results.length} Kustomizations Ready (${skipped} already were)${helmPhrase(summary)}`;
+  };
+  return { cluster: t.name, command: mode, dryRun, parts, done };
 }
 
 /**
- * What must hold before anything is written, for `up` and `resume`: the mirror can hold, the sync holds the root
- * source, and the static checks say the graph can converge (or --force). Returns the sync objects to apply.
- * `reset --up` runs it before its teardown.
+ * What must hold before `up` writes anything: the mirror can hold, the sync holds the root source, and the static
+ * checks say the graph can converge (or --force). Also `reset --up`'s, before its teardown.
  */
-export async function beforeWrites(t: RunTarget, mode: RunMode, o: RunOptions, s: RunScope): Promise<K8sObject[]> {
-  const sync = mode === 'up' && t.bootstrap ? (o.sourceUrl ? mirrorSync(t.bootstrap.sync, t.ctx.rootSync, o.sourceUrl, t.bootstrap.syncDir) : t.bootstrap.sync) : [];
-  if (mode === 'up' && t.bootstrap && !holdsSource(sync, t.ctx.rootSync)) {
-    const src = sourceKey(t.ctx.rootSync.source);
-    throw new ConfigError('ROOT_SOURCE_UNKNOWN', `${t.bootstrap.syncDir} holds no ${src}, the source standup takes the root sync to read${t.ctx.rootSync.key ? '' : ' (no root Kustomization for the entry was found in its build)'}`,
-      `Set clusters.${t.name}.source in tiers.yaml to the source the root Kustomization reads, or point bootstrap.sync at the directory that holds it.`);
-  }
-  if (mode !== 'crds') await s.steps.run('check', async () => checkGraph(t, !!o.force, s.emit));
-  return [...sync];
+export function upChecks(t: RunTarget, o: Pick<RunOptions, 'sourceUrl' | 'force'>, st: RunState): RunPart[] {
+  return [
+    gate(async () => {
+      const b = t.bootstrap;
+      // A FluxInstance is the root sync: the mirror goes into its spec.sync (see upWrites), nothing else is applied.
+      if (b?.instance) return;
+      st.sync = b ? (o.sourceUrl ? mirrorSync(b.sync, t.ctx.rootSync, o.sourceUrl, b.syncDir) : [...b.sync]) : [];
+      if (b && !holdsSource(st.sync, t.ctx.rootSync)) {
+        const src = refKey(t.ctx.rootSync.source);
+        throw new ConfigError('ROOT_SOURCE_UNKNOWN', `${b.syncDir} holds no ${src}, the source standup takes the root sync to read${t.ctx.rootSync.key ? '' : ' (no root Kustomization for the entry was found in its build)'}`,
+          `Set clusters.${t.name}.source in tiers.yaml to the source the root Kustomization reads, or point bootstrap.sync at the directory that holds it.`);
+      }
+    }),
+    step(CHECK, async (s) => checkGraph(t, !!o.force, s.emit)),
+  ];
 }
 
-/** The steps of up/resume/crds; also the tail of `reset --up` (`prepared`: reset ran the checks and the preflight). */
-export async function runSteps(t: RunTarget, mode: RunMode, o: RunOptions, s: RunScope, prepared?: K8sObject[]): Promise<TierOutcome[]> {
-  const { steps, emit, signal } = s;
+/** What `up` writes, after its checks and preflight: Flux (when tiers.yaml installs it), the sync, the CRD fallback, the tiers. */
+export function upWrites(t: RunTarget, o: Pick<RunOptions, 'dryRun' | 'sourceUrl'>, st: RunState): RunPart[] {
   const dryRun = !!o.dryRun;
-  const sync = prepared ?? (await beforeWrites(t, mode, o, s));
-  if (!prepared) await steps.run('preflight', async () => ({ result: 'ok', message: await preflight(t, mode, emit) }));
   const install = t.bootstrap?.install;
-  if (mode === 'up' && install) {
-    await steps.run('install', async () => {
-      // Before anything else: killed before the sync is applied, resume must still sync from the mirror.
-      const w = { client: t.client, emit, id: 'install', signal, dryRun };
-      const root = t.ctx.rootSync;
-      if (o.sourceUrl) await recordMirror(w, root, o.sourceUrl, install.objects.find((x) => x.kind === 'Namespace' && x.apiVersion === 'v1' && x.metadata.name === root.source.namespace));
-      else await forgetMirror(w, root);
-      return installFlux({ client: t.client, steps, emit, id: 'install', signal, install, timeoutMs: t.timeouts.defaultMs, dryRun });
-    });
-  }
-  if (mode === 'resume' && t.installsFlux && install) {
-    await steps.run('install', async () => {
-      const deployments = installDeployments(install);
-      return { result: 'ok', message: await waitFluxControllers({ client: t.client, steps, id: 'install', signal, deployments, file: install.file, timeoutMs: t.timeouts.defaultMs }) };
-    });
-    // An `up` stopped during the install never applied the sync: resume finishes that too (the same idempotent apply).
-    if (t.bootstrap!.sync.length > 0) {
-      await steps.run('bootstrap', async () => {
-        if (await rootSyncThere(t)) return { result: 'skipped', message: 'the root sync is already there' };
-        const b = t.bootstrap!;
-        const mirror = await recordedMirror(t.client, t.ctx.rootSync, signal);
-        if (mirror) {
-          emit({ type: 'log', level: 'info', message: `using the mirror URL that up recorded (ConfigMap/${t.ctx.rootSync.source.namespace}/${MIRROR_RECORD}): ${shownUrl(mirror)}` });
-        }
-        const sync = mirror ? mirrorSync(b.sync, t.ctx.rootSync, mirror, b.syncDir) : b.sync;
-        const done = await applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: b.secrets, sync, root: t.ctx.rootSync, dryRun });
-        return mirror ? { ...done, message: `${done.message}; using the mirror URL that up recorded (${shownUrl(mirror)})` } : done;
-      });
-    }
-  }
-  if (mode === 'up') {
-    await steps.run('bootstrap', () => applyBootstrap({ client: t.client, emit, id: 'bootstrap', signal, secrets: t.bootstrap?.secrets ?? [], sync, root: t.ctx.rootSync, dryRun }));
-  }
-  if (mode !== 'resume') {
-    await steps.run('crds', () => applyCrdFallback({ client: t.client, objects: t.fallback.objects, files: t.fallback.files, emit, id: 'crds', dryRun }));
-  }
-  if (mode === 'crds') return [];
-
-  const fluxThere = (await fluxCrdsPresent(t.client)).missing.length === 0;
-  // The watches live as long as these steps: stopped when they end, however they end.
-  const watching = new AbortController();
-  const liveSignal = AbortSignal.any([signal, watching.signal]);
-  const live = fluxThere ? new LiveState(t.client, liveSignal) : null;
-  let helm: { requests: HelmRequests; done: Promise<void> } | null = null;
-  try {
-    await live?.start();
-    if (dryRun) return dryRunTiers({ ctx: t.ctx, steps, emit, live });
-    if (!live) throw new CliError('FLUX_MISSING', `Flux's CRDs are gone from ${t.guard.actualContext}`, ExitCode.failure, 'Run `standup up` to install Flux again.');
-    // Beside the tier waits, on the same watches: HelmReleases turned away for a dependency are asked again at once.
-    // Releases the root sync applies (not a tier) report under the source step, which waits on the root source.
-    const owners = new Map(t.ctx.plan.kustomizations.map((k) => [k.key, tierStepId(k.key)]));
-    if (t.ctx.rootSync.key && !owners.has(t.ctx.rootSync.key)) owners.set(t.ctx.rootSync.key, 'source');
-    const requests = new HelmRequests({ client: t.client, live, emit, steps: owners });
-    helm = { requests, done: requests.run(liveSignal) };
-    return await waitTiers(t, mode, s, live);
-  } finally {
-    watching.abort();
-    if (helm) {
-      await helm.done;
-      s.summary.helmReleases = { ...helm.requests.stats };
-    }
-  }
+  const root = t.ctx.rootSync;
+  const instance = t.bootstrap?.instance;
+  return [
+    ...(install
+      ? [step({ id: 'install', kind: 'install', title: instance ? 'Install flux-operator' : 'Install Flux' }, async (s) => {
+          // Before anything else: killed before the sync is applied, resume must still sync from the mirror.
+          const w = writer(t, s, 'install', dryRun);
+          if (o.sourceUrl) await recordMirror(w, root, o.sourceUrl, install.objects.find((x) => x.kind === 'Namespace' && x.apiVersion === 'v1' && x.metadata.name === root.source.namespace));
+          else await forgetMirror(w, root);
+          return installFlux({ ...w, steps: s.steps, install, timeoutMs: t.timeouts.defaultMs });
+        })]
+      : []),
+    instance
+      ? step({ id: 'bootstrap', kind: 'bootstrap', title: `Install Flux through FluxInstance/${instance.object.metadata.namespace}/flux (secrets, controllers, root sync)` }, async (s) => {
+          const w = writer(t, s, 'bootstrap', dryRun);
+          if (!install) await (o.sourceUrl ? recordMirror(w, root, o.sourceUrl) : forgetMirror(w, root));
+          const secrets = await applySecretsAndSync({ ...w, secrets: t.bootstrap?.secrets ?? [], sync: [], root: { ...root, key: null, ks: null } });
+          const fi = o.sourceUrl ? { ...instance, object: instanceWithMirror(instance.object, o.sourceUrl) } : instance;
+          const done = await installInstance({ ...w, steps: s.steps, instance: fi, root, timeoutMs: t.timeouts.defaultMs, apply: true });
+          return t.bootstrap?.secrets.length ? { ...done, message: `${secrets.message} (secrets); ${done.message}` } : done;
+        })
+      : step({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync)' }, (s) =>
+          applySecretsAndSync({ ...writer(t, s, 'bootstrap', dryRun), secrets: t.bootstrap?.secrets ?? [], sync: st.sync, root })),
+    crdsStep(t, dryRun),
+    tiersPart(t, 'up', dryRun, st),
+  ];
 }
 
-async function waitTiers(t: RunTarget, mode: RunMode, s: RunScope, live: LiveState): Promise<TierOutcome[]> {
-  const { steps, emit, signal } = s;
-  if (mode === 'resume') await resumeRootSuspendedByStandup(t, s);
-  const ref = t.ctx.rootSync.source;
-  if (mode === 'resume' && !live.sources.has(sourceKey(ref))) {
-    throw new CliError('SOURCE_MISSING', `${sourceKey(ref)}, the source the root sync reads, does not exist on ${t.guard.actualContext}`, ExitCode.failure,
-      `Run \`standup up\` (it applies the root sync), or set clusters.${t.name}.source in tiers.yaml if the root reads another source.`);
-  }
-  await steps.run('source', async () => {
-    const rev = await refreshSource({ client: t.client, live, ref, emit, steps, id: 'source', signal, timeoutMs: timeoutFor(t.timeouts, `${ref.namespace}/${ref.name}`) });
-    return { result: 'ok', message: `${sourceKey(ref)} at ${rev}` };
+/**
+ * When tiers.yaml installs Flux from the repository, resume waits for its controllers, and applies the sync an `up`
+ * stopped during the install never applied (the same idempotent apply).
+ */
+function resumeFinishesUp(t: RunTarget, dryRun: boolean): RunPart[] {
+  const b = t.bootstrap;
+  const install = b?.install;
+  if (!t.installsFlux || !b || !install) return [];
+  if (b.instance) return resumeInstance(t, dryRun, install, b.instance);
+  const controllers = step({ id: 'install', kind: 'install', title: 'Flux controllers' }, async (s) => {
+    // up stopped before its install had applied Flux's CRDs: apply the install manifests (what is there is unchanged).
+    if ((await fluxCrdsPresent(t.client)).missing.length > 0) return installFlux({ ...writer(t, s, 'install', dryRun), steps: s.steps, install, timeoutMs: t.timeouts.defaultMs });
+    return {
+      result: 'ok',
+      message: await waitFluxControllers({ client: t.client, steps: s.steps, id: 'install', signal: s.signal, clock: s.clock, deployments: installDeployments(install), file: install.file, timeoutMs: t.timeouts.defaultMs }),
+    };
   });
-  const outcomes = await converge({ ctx: t.ctx, client: t.client, live, steps, emit, signal, timeouts: t.timeouts, fallback: t.fallback.crds, knowledge: t.crdKnowledge, outages: s.outages });
-  await settleSource({ live, ref, emit, signal });
-  return outcomes;
+  if (b.sync.length === 0) return [controllers];
+  const sync = step({ id: 'bootstrap', kind: 'bootstrap', title: 'Bootstrap Flux (secrets, sync), if up did not finish it' }, async (s) => {
+    if (await rootSyncThere(t)) return { result: 'skipped', message: 'the root sync is already there' };
+    const root = t.ctx.rootSync;
+    const mirror = await recordedMirror(t.client, root, s.signal, s.clock);
+    if (mirror) s.emit({ type: 'log', level: 'info', message: `using the mirror URL that up recorded (ConfigMap/${root.source.namespace}/${MIRROR_RECORD}): ${shownUrl(mirror)}` });
+    const done = await applySecretsAndSync({ ...writer(t, s, 'bootstrap', dryRun), secrets: b.secrets, sync: mirror ? mirrorSync(b.sync, root, mirror, b.syncDir) : b.sync, root });
+    return mirror ? { ...done, message: `${done.message}; using the mirror URL that up recorded (${shownUrl(mirror)})` } : done;
+  });
+  return [controllers, sync];
 }
+
+/**
+ * The CRD fallback, as `up` applies it before the tiers: an `up` stopped before its own fallback step (in the
+ * install, say) would otherwise leave resume without it, while the checks let the run start because the fallback
+ * covers a deadlock. Server-side apply of what is already there changes nothing.
+ */
+const resumeFallback = (t: RunTarget, dryRun: boolean): RunPart[] => (t.fallback.objects.length > 0 ? [crdsStep(t, dryRun)] : []);
+
+/**
+ * resume after an `up` through flux-operator: the operator's Deployment, then the FluxInstance (applied if up stopped
+ * before it, from the mirror up recorded) waited on until Ready, with standup's own suspension of it lifted.
+ */
+function resumeInstance(t: RunTarget, dryRun: boolean, install: InstallManifests, instance: InstanceManifest): RunPart[] {
+  const root = t.ctx.rootSync;
+  return [
+    step({ id: 'install', kind: 'install', title: 'flux-operator' }, async (s) => ({
+      result: 'ok',
+      message: await waitFluxControllers({ client: t.client, steps: s.steps, id: 'install', signal: s.signal, clock: s.clock, deployments: installDeployments(install), file: install.file, timeoutMs: t.timeouts.defaultMs }),
+    })),
+    step({ id: 'bootstrap', kind: 'bootstrap', title: `FluxInstance/${instance.object.metadata.namespace}/flux (applied if up did not get to it)` }, async (s) => {
+      const w = writer(t, s, 'bootstrap', dryRun);
+      const there = await retryTransient(() => t.client.find(instanceRef(instance.object)), s.signal, s.clock);
+      const mirror = there ? null : await recordedMirror(t.client, root, s.signal, s.clock);
+      if (mirror) s.emit({ type: 'log', level: 'info', message: `using the mirror URL that up recorded (ConfigMap/${root.source.namespace}/${MIRROR_RECORD}): ${shownUrl(mirror)}` });
+      const fi = mirror ? { ...instance, object: instanceWithMirror(instance.object, mirror) } : instance;
+      return installInstance({ ...w, steps: s.steps, instance: fi, root, timeoutMs: t.timeouts.defaultMs, apply: !there });
+    }),
+  ];
+}
+
+export const preflightStep = (t: RunTarget, mode: RunMode | 'reset'): RunPart =>
+  step(PREFLIGHT, async (s) => ({ result: 'ok', message: await preflight(t, mode, s.emit) }));
+
+const crdsStep = (t: RunTarget, dryRun: boolean): RunPart =>
+  step({ id: 'crds', kind: 'crds', title: 'CRD fallback' }, (s) => applyCrdFallback({ ...writer(t, s, 'crds', dryRun), objects: t.fallback.objects, files: t.fallback.files }));
+
+const tiersPart = (t: RunTarget, mode: 'up' | 'resume', dryRun: boolean, st: RunState): RunPart =>
+  stepGroup([...tierSteps(t), ...resourceSetSteps(t)], async (s) => {
+    st.results = await waitForTiers(t, mode, dryRun, s);
+    if (dryRun) dryRunResourceSets(t.ctx, s.steps);
+  });
+
+const writer = (t: RunTarget, s: RunScope, id: StepId, dryRun: boolean): Writer => ({ client: t.client, emit: s.emit, id, signal: s.signal, clock: s.clock, dryRun });
 
 /** The root Kustomization and its source both exist. */
 async function rootSyncThere(t: RunTarget): Promise<boolean> {
-  const { key, source } = t.ctx.rootSync;
-  const src = await t.client.find({ apiVersion: 'source.toolkit.fluxcd.io/v1', kind: source.kind, namespace: source.namespace, name: source.name });
+  const { ks, source } = t.ctx.rootSync;
+  const src = await t.client.find({ ...source, apiVersion: FLUX_SOURCE_API });
   if (!src) return false;
-  if (!key) return true;
-  const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
-  return !!(await t.client.find({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', namespace, name }));
-}
-
-/** Static checks that decide convergence, before any write: refused unless --force (which says what it ignores). */
-function checkGraph(t: RunTarget, force: boolean, emit: Emit): { result: 'ok'; message: string } {
-  const blocking = blockingProblems(t.problems, t.name, t.fallback.crds);
-  if (blocking.length === 0) return { result: 'ok', message: `${t.ctx.plan.kustomizations.length} Kustomizations, ${t.ctx.levels.levels.length} levels; nothing keeps them from converging` };
-  if (!force) throw new NotConvergeableError(blocking);
-  for (const p of blocking) emit({ type: 'log', level: 'warn', message: `--force: ignoring ${where(p)}: ${p.message}` });
-  return { result: 'ok', message: `${blocking.length} problem${blocking.length === 1 ? '' : 's'} that keep it from converging ignored (--force)` };
+  if (!ks) return true;
+  return !!(await t.client.find({ ...ks, ...FLUX_KUSTOMIZATION }));
 }
 
 /** The summary's HelmRelease part: how many standup asked, and how many its request got past the dependency gate. */
-function helmPhrase(s: RunScope['summary']): string {
+function helmPhrase(s: RunSummary): string {
   const h = s.helmReleases;
   if (!h || h.asked === 0) return '';
   return `; ${h.asked} HelmRelease${h.asked === 1 ? '' : 's'} asked to reconcile once their dependencies were Ready (${h.passed} past helm-controller's dependency check on the request, not after --requeue-dependency)`;
-}
-
-const where = (p: Problem) => (p.file ? `${p.file}${p.line ? `:${p.line}` : ''}` : p.object ?? 'the repository');
-
-/**
- * `reset` suspends the root sync and records it in an annotation; resume, asked to finish the job, takes back
- * standup's own suspension. A suspension someone else made is theirs: resume stops and says so.
- */
-async function resumeRootSuspendedByStandup(t: RunTarget, s: RunScope): Promise<void> {
-  const root = t.ctx.rootSync;
-  const susp = await rootSuspension(t.client, root);
-  if (!susp.suspended) return;
-  if (!susp.by?.startsWith('standup')) {
-    throw new CliError('ROOT_SUSPENDED', `the root sync ${root.key} is suspended (not by standup), so no tier would ever change`, ExitCode.failure,
-      `Resume it if that is safe (\`flux resume ks ${root.key!.split('/')[1]} -n ${root.key!.split('/')[0]}\`), or run \`standup up\`, which resumes it.`);
-  }
-  s.emit({ type: 'log', level: 'info', message: `the root sync ${root.key} was suspended by ${susp.by.split(' at ')[0]} (annotation ${SUSPENDED_BY}); resuming it` });
-  await setRootSuspended({ client: t.client, emit: s.emit, id: 'source', signal: s.signal }, root, false);
 }

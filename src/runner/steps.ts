@@ -1,4 +1,4 @@
-import type { Emit, StepCause, StepResult } from './events.js';
+import type { Emit, StepCause, StepId, StepResult, StepState } from './events.js';
 
 export interface StepOutcome {
   result: 'ok' | 'skipped';
@@ -17,20 +17,20 @@ interface State {
  * same number.
  */
 export class StepTracker {
-  private readonly steps = new Map<string, State>();
+  private readonly steps = new Map<StepId, State>();
 
   constructor(
     private readonly emit: Emit,
     private readonly now: () => number = Date.now,
   ) {}
 
-  private state(id: string): State {
+  private state(id: StepId): State {
     let s = this.steps.get(id);
     if (!s) this.steps.set(id, (s = { startedAt: null, ended: false, line: '' }));
     return s;
   }
 
-  start(id: string): void {
+  start(id: StepId): void {
     const s = this.state(id);
     if (s.startedAt !== null || s.ended) return;
     s.startedAt = this.now();
@@ -38,14 +38,14 @@ export class StepTracker {
   }
 
   /** A new status line; the same line twice in a row is said once. */
-  status(id: string, state: string, message: string): void {
+  status(id: StepId, state: StepState, message: string): void {
     const s = this.state(id);
     if (s.ended || message === s.line) return;
     s.line = message;
     this.emit({ type: 'step-status', id, state, message });
   }
 
-  end(id: string, result: StepResult, message: string, cause?: StepCause): void {
+  end(id: StepId, result: StepResult, message: string, cause?: StepCause): void {
     const s = this.state(id);
     if (s.ended) return;
     s.ended = true;
@@ -53,31 +53,26 @@ export class StepTracker {
     this.emit({ type: 'step-end', id, result, durationMs, message, ...(cause ? { cause } : {}) });
   }
 
-  started(id: string): boolean {
+  started(id: StepId): boolean {
     return this.steps.get(id)?.startedAt != null;
   }
 
-  ended(id: string): boolean {
+  ended(id: StepId): boolean {
     return this.steps.get(id)?.ended ?? false;
   }
 
   /** The last status line of a step ('' when none). */
-  lastLine(id: string): string {
+  lastLine(id: StepId): string {
     return this.steps.get(id)?.line ?? '';
   }
 
-  /** When the step started (ms), or null. */
-  startedAt(id: string): number | null {
-    return this.steps.get(id)?.startedAt ?? null;
-  }
-
   /** Steps started and not ended, in start order. */
-  open(): string[] {
+  open(): StepId[] {
     return [...this.steps].filter(([, s]) => s.startedAt !== null && !s.ended).map(([id]) => id);
   }
 
   /** Runs one step between its start and end; a throw ends it as failed (with the error's message) and rethrows. */
-  async run(id: string, fn: () => Promise<StepOutcome>): Promise<StepOutcome> {
+  async run(id: StepId, fn: () => Promise<StepOutcome>): Promise<StepOutcome> {
     this.start(id);
     try {
       const out = await fn();
@@ -94,12 +89,4 @@ export class StepTracker {
 export function resultOf(e: unknown): StepResult {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'INTERRUPTED' ? 'interrupted' : code === 'WAIT_TIMEOUT' || code === 'RUN_TIMEOUT' ? 'timeout' : 'failed';
-}
-
-/** Counts apply actions into one line: `3 created, 1 configured, 12 unchanged`. */
-export function summarizeActions(actions: string[], dryRun = false): string {
-  const counts = new Map<string, number>();
-  for (const a of actions) counts.set(a, (counts.get(a) ?? 0) + 1);
-  const line = [...counts].map(([a, n]) => `${n} ${dryRun && a !== 'unchanged' ? `would be ${a}` : a}`).join(', ');
-  return line || 'nothing to apply';
 }

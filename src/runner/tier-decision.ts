@@ -5,6 +5,7 @@
 import type { ChartFailure } from '../status/helm-source.js';
 import type { Readiness } from '../status/kustomization.js';
 import { shortRevision } from '../status/revision.js';
+import type { WorkloadReport } from '../status/workload.js';
 import { statusLine } from './explain.js';
 
 /** What standup has done for one tier so far. */
@@ -22,10 +23,6 @@ export interface TierTrack {
   /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
   depRetries: number;
   depRetryAt: number | null;
-  /** Reads of the chart sources of its HelmReleases stuck on SourceNotReady: what they said, how many, the next due. */
-  chartSignature: string | null;
-  chartReads: number;
-  chartReadAt: number | null;
 }
 
 /** What the cluster and the rest of the run say about the tier now. */
@@ -61,13 +58,20 @@ export interface TierView {
   chartFailure?: ChartFailure | null;
   /** HelmReleases waiting for a chart that may still come (a repository unreachable), in words for the status line. */
   chartWaiting?: string | null;
+  /**
+   * A Deployment the health check waits on whose image pull cannot succeed as written (an invalid reference, or one
+   * the registry says does not exist): the tier fails now instead of at its timeout.
+   */
+  workloadFailure?: WorkloadReport | null;
+  /** Deployments the health check waits on whose pods have a problem (pod, container, reason, image), in words. */
+  workloadsWaiting?: string | null;
 }
 
 export type TierOutcome =
   | { type: 'finish'; result: 'ok' | 'skipped'; message: string }
   /** Something it waits on ended without becoming Ready: it cannot run. */
   | { type: 'block'; by: readonly string[] }
-  | { type: 'fail'; suspended: boolean; chart?: ChartFailure }
+  | { type: 'fail'; suspended: boolean; chart?: ChartFailure; workload?: WorkloadReport }
   | { type: 'timeout'; line: string };
 
 export interface TierDecision {
@@ -105,6 +109,10 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
 
   if (r.state === 'ready') {
     const skipped = v.firstPass && t.startedAt === null;
+    // Ready from a reconcile that began before standup's request: KC runs the requested one next, and every reconcile
+    // starts with Ready=Unknown. Over only once KC has answered, so a dependent is not turned away by that flicker
+    // and `status` right after the run agrees with it.
+    if (!skipped && t.requestedAt !== null && v.exists && v.lastHandledReconcileAt !== t.requestedAt) return none();
     const revision = shortRevision(r.revision);
     return { ...none({ type: 'finish', result: skipped ? 'skipped' : 'ok', message: skipped ? `already Ready at ${revision}` : `Ready at ${revision}` }), start: !skipped && t.startedAt === null };
   }
@@ -124,11 +132,17 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
   }
   // Stalled is source-controller's last word for that spec: neither waiting nor another reconcile of the tier changes it.
   if (v.chartFailure) return decision({ outcome: { type: 'fail', suspended: false, chart: v.chartFailure } });
+  // The pod runs the template KC applied at the current revision (describeWatchedDeployments keeps only those):
+  // waiting, or another reconcile of the same revision, cannot change the image it asks for.
+  const appliedNow = !(v.sourceRevision && v.lastAttemptedRevision && v.lastAttemptedRevision !== v.sourceRevision);
+  if (v.workloadFailure && v.exists && appliedNow) return decision({ outcome: { type: 'fail', suspended: false, workload: v.workloadFailure } });
   const current = failureIsCurrent(v, t.requestedAt);
-  const line = v.chartWaiting ? `${lineFor(v)}; ${v.chartWaiting}` : lineFor(v);
+  // What the health check waits on comes first: at 80 columns KC's "Running health checks ..." would hide it.
+  const base = v.workloadsWaiting && v.readiness.state !== 'failed' ? `health check waiting on ${v.workloadsWaiting}` : lineFor(v);
+  const line = v.chartWaiting ? `${base}; ${v.chartWaiting}` : base;
   if (r.state === 'waiting' && r.reason === 'DependencyNotReady' && v.lastHandledReconcileAt === t.requestedAt) {
     // KC handled standup's request but found a dependency not ready that standup already saw Ready: its answer came
-    // from a moment before (measured on sulibot: 6-24 ms after the dependency turned Ready). KC then requeues only
+    // from a moment before (measured: 6-24 ms after the dependency turned Ready). KC then requeues only
     // after --requeue-dependency (30 s by default), so ask again soon instead, backing off.
     if (now - t.startedAt! > v.timeoutMs) return decision({ outcome: { type: 'timeout', line } });
     const value = askAgainDue(t, now, DEP_RETRY, 'depRetries', 'depRetryAt');
@@ -181,19 +195,6 @@ function lineFor(v: TierView): string {
   return v.exists || !v.parent ? statusLine(v.readiness) : `not applied yet (${v.parent} applies it)`;
 }
 
-/**
- * Whether to read the chart sources of a tier's HelmReleases now. `signature` is what those releases say ('' when none
- * is stuck on its source): a new one is read at once (helm-controller has just looked again), the same one again after
- * `b`'s backoff, so a release waiting minutes for an unreachable repository costs a handful of GETs.
- */
-export function chartReadDue(track: TierTrack, signature: string, now: number, b: Backoff): { due: boolean; track: TierTrack } {
-  const t = { ...track };
-  if (signature === '') return { due: false, track: { ...t, chartSignature: null, chartReads: 0, chartReadAt: null } };
-  if (signature !== t.chartSignature) return { due: true, track: { ...t, chartSignature: signature, chartReads: 1, chartReadAt: now + b.initialMs } };
-  if (t.chartReadAt !== null && now < t.chartReadAt) return { due: false, track: t };
-  return { due: true, track: { ...t, chartReads: t.chartReads + 1, chartReadAt: now + Math.min(b.maxMs, b.initialMs * 2 ** t.chartReads) } };
-}
-
 export const newTrack = (key: string): TierTrack => ({
   key,
   startedAt: null,
@@ -203,9 +204,6 @@ export const newTrack = (key: string): TierTrack => ({
   retryAt: null,
   depRetries: 0,
   depRetryAt: null,
-  chartSignature: null,
-  chartReads: 0,
-  chartReadAt: null,
 });
 
 /** How soon to ask again after a stale DependencyNotReady: soon, since the dependency is Ready, but never in a loop. */

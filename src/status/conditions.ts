@@ -26,7 +26,7 @@ export interface LiveKustomization {
   spec?: {
     suspend?: boolean;
     sourceRef?: { kind?: string; name?: string; namespace?: string };
-    dependsOn?: { name: string; namespace?: string }[];
+    dependsOn?: { name: string; namespace?: string; readyExpr?: string }[];
     [k: string]: unknown;
   };
   status?: {

@@ -1,6 +1,8 @@
 // Reading Flux's Ready messages into structured facts. Pure; the messages are quoted from fluxcd/pkg and
 // kustomize-controller (FLUX.md §1, §3, §4).
 
+import { groupOf, parseRef, type ObjRef } from '../model/ref.js';
+
 /**
  * The second-order CRD deadlock: a Kustomization's dry-run hit a custom resource whose CRD is not installed, so
  * Flux applied nothing of that stage (fluxcd/pkg ssa DryRunErr).
@@ -16,12 +18,9 @@ export interface MissingCrd {
 }
 
 /** One object a health check was still waiting on (or found failed). */
-export interface PendingObject {
+export interface PendingObject extends ObjRef {
   /** `Kind/namespace/name` or `Kind/name`, as Flux printed it. */
   object: string;
-  kind: string;
-  namespace: string | null;
-  name: string;
   /** kstatus: InProgress, Failed, Terminating, NotFound, Unknown. */
   status: string;
   /** The per-object error Flux appended, if any. */
@@ -46,12 +45,12 @@ export function parseMissingCrd(message: string | undefined): MissingCrd | null 
   const m = message ? NO_MATCH.exec(message) : null;
   if (!m) return null;
   const [, object, kind, apiVersion] = m as unknown as [string, string | undefined, string, string];
-  const i = apiVersion.lastIndexOf('/');
+  const group = groupOf(apiVersion);
   return {
     type: 'missing-crd',
     kind,
-    group: i < 0 ? '' : apiVersion.slice(0, i),
-    version: i < 0 ? apiVersion : apiVersion.slice(i + 1),
+    group,
+    version: group ? apiVersion.slice(group.length + 1) : apiVersion,
     object: object ?? kind,
   };
 }
@@ -80,9 +79,8 @@ export function parseHealthCheck(message: string | undefined): HealthCheckFailur
 }
 
 function pending(object: string, status: string, error?: string): PendingObject {
-  const parts = object.split('/');
-  const [kind, a, b] = parts as [string, string, string | undefined];
-  return { object, kind, namespace: b === undefined ? null : a, name: b ?? a, status, ...(error ? { error: error.trim() } : {}) };
+  const { kind, namespace, name } = parseRef(object) ?? { kind: object, namespace: null, name: object };
+  return { object, kind, namespace, name, status, ...(error ? { error: error.trim() } : {}) };
 }
 
 /** Diagnoses a Kustomization's Ready message: the CRD deadlock, or the objects a health check waited on. */

@@ -5,30 +5,20 @@
 
 import { findCondition, type Condition, type LiveKustomization, type LiveMeta } from './conditions.js';
 import { inventoryObjects } from './inventory.js';
+import { refKey, type NamespacedRef } from '../model/ref.js';
 
-export interface ObjectKey {
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
-export const keyOf = (o: ObjectKey): string => `${o.kind}/${o.namespace}/${o.name}`;
-
-interface Ref {
-  kind?: string;
-  name?: string;
-  namespace?: string;
-}
+/** A sourceRef or chartRef as a live spec holds it: any field may be missing. */
+type SpecRef = Partial<NamespacedRef>;
 
 /**
  * A live helm.toolkit.fluxcd.io/v2 HelmRelease, as far as standup reads one: its chart source (here), its dependency
- * gate (runner/helm-requeue.ts) and its Ready words (workload.ts).
+ * gate (runner/helm-decision.ts) and its Ready words (workload.ts).
  */
 export interface LiveHelmRelease {
   metadata: LiveMeta;
   spec?: {
-    chart?: { spec?: { chart?: string; version?: string; sourceRef?: Ref } };
-    chartRef?: Ref;
+    chart?: { spec?: { chart?: string; version?: string; sourceRef?: SpecRef } };
+    chartRef?: SpecRef;
     suspend?: boolean;
     dependsOn?: { name: string; namespace?: string; readyExpr?: string }[];
     [k: string]: unknown;
@@ -40,7 +30,7 @@ export interface LiveHelmRelease {
 export interface LiveChartSource {
   kind?: string;
   metadata: LiveMeta;
-  spec?: { chart?: string; version?: string; sourceRef?: Ref; [k: string]: unknown };
+  spec?: { chart?: string; version?: string; sourceRef?: SpecRef; [k: string]: unknown };
   status?: { observedGeneration?: number; conditions?: Condition[]; artifact?: unknown; [k: string]: unknown };
 }
 
@@ -53,7 +43,7 @@ const HELM_GROUP = 'helm.toolkit.fluxcd.io';
 export function releasesWaitedOn(ks: LiveKustomization): { namespace: string; name: string }[] {
   const spec = ks.spec as { wait?: boolean; healthChecks?: { apiVersion?: string; kind?: string; name?: string; namespace?: string }[] } | undefined;
   if (spec?.wait) {
-    return inventoryObjects(ks).filter((o) => o.kind === 'HelmRelease' && o.group === HELM_GROUP && o.namespace).map(({ namespace, name }) => ({ namespace, name }));
+    return inventoryObjects(ks).flatMap((o) => (o.kind === 'HelmRelease' && o.group === HELM_GROUP && o.namespace ? [{ namespace: o.namespace, name: o.name }] : []));
   }
   return (spec?.healthChecks ?? [])
     .filter((c) => c.kind === 'HelmRelease' && (c.apiVersion ?? '').startsWith(`${HELM_GROUP}/`) && c.name && c.namespace)
@@ -78,7 +68,7 @@ export function healthCheckRevision(ks: LiveKustomization): string | null {
  * HelmRelease's); `spec.chart` is a template for HelmChart `<namespace>-<name>` in the namespace of its sourceRef (or
  * the HelmRelease's). Null when neither is set (helm-controller refuses such a release).
  */
-export function chartSourceOf(hr: LiveHelmRelease): ObjectKey | null {
+export function chartSourceOf(hr: LiveHelmRelease): NamespacedRef | null {
   const ns = hr.metadata.namespace ?? '';
   const ref = hr.spec?.chartRef;
   if (ref?.kind && ref.name) return { kind: ref.kind, namespace: ref.namespace || ns, name: ref.name };
@@ -119,7 +109,7 @@ function chartMatchesTemplate(hr: LiveHelmRelease, chart: LiveChartSource): bool
 }
 
 /** What the chart source's own source is (a HelmChart's HelmRepository, GitRepository or Bucket), if it waits on it. */
-export function upstreamOf(chart: LiveChartSource): ObjectKey | null {
+export function upstreamOf(chart: LiveChartSource): NamespacedRef | null {
   if (chart.kind !== 'HelmChart') return null;
   // source-controller marks a HelmChart whose source has no artifact yet FetchFailed=True, NoSourceArtifact.
   const fetch = findCondition(chart.status?.conditions, 'FetchFailed');
@@ -130,12 +120,11 @@ export function upstreamOf(chart: LiveChartSource): ObjectKey | null {
 
 /** A chart that will never come: the HelmRelease cannot install until its spec or the chart's source changes. */
 export interface ChartFailure {
-  /** `HelmRelease/ns/name` */
-  release: string;
-  /** The chart source helm-controller reads (`HelmChart/ns/name`, `OCIRepository/ns/name`). */
-  chart: string;
+  release: NamespacedRef;
+  /** The chart source helm-controller reads (a HelmChart, an OCIRepository). */
+  chart: NamespacedRef;
   /** The object that is Stalled: the chart source, or the HelmRepository (GitRepository, Bucket) it builds from. */
-  stalled: ObjectKey;
+  stalled: NamespacedRef;
   /** source-controller's Stalled reason and message, verbatim. */
   reason: string;
   message: string;
@@ -161,17 +150,18 @@ export function chartVerdict(hr: LiveHelmRelease, chart: LiveChartSource | undef
   if (!sourceNotReady(hr)) return null;
   const ref = chartSourceOf(hr);
   if (!ref) return null;
-  const release = keyOf({ kind: 'HelmRelease', namespace: hr.metadata.namespace ?? '', name: hr.metadata.name });
-  const chartKey = keyOf(ref);
+  const releaseRef: NamespacedRef = { kind: 'HelmRelease', namespace: hr.metadata.namespace ?? '', name: hr.metadata.name };
+  const release = refKey(releaseRef);
+  const chartKey = refKey(ref);
   const hrMessage = (findCondition(hr.status?.conditions, 'Ready')?.message ?? '').trim();
   if (!chart) return { state: 'waiting', line: `${release} waits for ${chartKey}: not found` };
   const tpl = hr.spec?.chart?.spec;
-  const template = tpl && !hr.spec?.chartRef ? { chart: tpl.chart ?? null, version: tpl.version ?? null, sourceRef: tpl.sourceRef?.kind && tpl.sourceRef.name ? keyOf({ kind: tpl.sourceRef.kind, namespace: tpl.sourceRef.namespace || (hr.metadata.namespace ?? ''), name: tpl.sourceRef.name }) : null } : null;
+  const template = tpl && !hr.spec?.chartRef ? { chart: tpl.chart ?? null, version: tpl.version ?? null, sourceRef: tpl.sourceRef?.kind && tpl.sourceRef.name ? refKey({ kind: tpl.sourceRef.kind, namespace: tpl.sourceRef.namespace || (hr.metadata.namespace ?? ''), name: tpl.sourceRef.name }) : null } : null;
   // helm-controller has not applied the release's current template to the HelmChart yet: its state is for an older spec.
   if (template && !chartMatchesTemplate(hr, chart)) return { state: 'waiting', line: `${release} waits for ${chartKey} to take its new chart spec` };
-  const failure = (stalled: ObjectKey, c: Condition): ChartVerdict => ({
+  const failure = (stalled: NamespacedRef, c: Condition): ChartVerdict => ({
     state: 'failed',
-    failure: { release, chart: chartKey, stalled, reason: c.reason ?? 'Stalled', message: (c.message ?? '').trim(), template },
+    failure: { release: releaseRef, chart: ref, stalled, reason: c.reason ?? 'Stalled', message: (c.message ?? '').trim(), template },
   });
   const s = stalledNow(chart);
   if (s) return failure(ref, s);
@@ -179,6 +169,6 @@ export function chartVerdict(hr: LiveHelmRelease, chart: LiveChartSource | undef
   const upStalled = up && upstream ? stalledNow(upstream) : null;
   if (up && upStalled) return failure(up, upStalled);
   const chartWords = (ready(chart)?.status === 'False' ? ready(chart)?.message : undefined)?.trim() || hrMessage || 'not ready';
-  const upWords = up && upstream && ready(upstream)?.status === 'False' ? `; ${keyOf(up)}: ${(ready(upstream)!.message ?? '').trim()}` : '';
+  const upWords = up && upstream && ready(upstream)?.status === 'False' ? `; ${refKey(up)}: ${(ready(upstream)!.message ?? '').trim()}` : '';
   return { state: 'waiting', line: `${release} waits for ${chartKey}: ${chartWords}${upWords}` };
 }

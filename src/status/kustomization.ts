@@ -3,6 +3,9 @@
 
 import { findCondition, type Condition, type LiveKustomization } from './conditions.js';
 import { diagnoseMessage, parseDependency, type Diagnosis } from './diagnose.js';
+import type { CelEngine } from './cel.js';
+import { describeExpr, judgeDependency, type DependencyVerdict } from './ready-expr.js';
+import { refKey } from '../model/ref.js';
 
 export type ReadinessState = 'ready' | 'progressing' | 'waiting' | 'failed' | 'suspended' | 'not-found' | 'stale';
 
@@ -18,6 +21,10 @@ export interface Readiness {
   waitingFor?: string;
   /** For `failed` (and health-check progress): the structured diagnosis when the message allows one. */
   diagnosis?: Diagnosis;
+  /** For `waiting` on a dependency's readyExpr: the expression and what it gives now (null: not evaluated, and why). */
+  readyExpr?: NonNullable<DependencyVerdict['expr']>;
+  /** After `readyExpr`: what the AdditiveCELDependencyCheck gate adds (`; with AdditiveCELDependencyCheck on, ...`). */
+  readyExprNote?: string;
   /**
    * A state KC passes through within one status update (Ready=True written a moment before observedGeneration):
    * true, so a live view does not flash a line that is stale before it is read.
@@ -33,6 +40,16 @@ export interface ReadinessOptions {
   sourceRevision?: string;
   /** The dependsOn keys (`namespace/name`), used when a DependencyNotReady message names none. */
   dependencyKeys?: readonly string[];
+  /**
+   * To say why a dependency is "not ready according to readyExpr": the live dependency by key and the CEL engine
+   * (null: not loaded, and the expression is named without its result).
+   */
+  readyExpr?: {
+    dependency: (key: string) => LiveKustomization | undefined;
+    cel: CelEngine | null;
+    /** kustomize-controller's AdditiveCELDependencyCheck as standup read it (default off): a true readyExpr then still needs Ready. */
+    additive?: boolean;
+  };
 }
 
 /**
@@ -122,13 +139,22 @@ export function kustomizationReadiness(ks: LiveKustomization | undefined | null,
   if (reason === 'DependencyNotReady') {
     const dep = parseDependency(message);
     const waitingFor = dep?.key ?? (o.dependencyKeys?.length === 1 ? o.dependencyKeys[0] : o.dependencyKeys?.join(', '));
-    return { state: 'waiting', reason, message, revision, ...(waitingFor ? { waitingFor } : {}) };
+    // "not ready according to readyExpr": the expression and what it gives. "is not ready" for an entry with a
+    // readyExpr: the expression passed and KC checked Ready as well, which it does only with the gate on.
+    const expr = dep && (dep.why === 'ready-expr' || dep.why === 'not-ready') ? readyExprOf(ks, dep.key, o) : undefined;
+    const additive = dep?.why === 'not-ready' && expr
+      ? o.readyExpr?.additive
+        ? '; with AdditiveCELDependencyCheck on, the dependency must also be Ready'
+        : '; kustomize-controller checked its Ready condition too, so its AdditiveCELDependencyCheck gate is on'
+      : '';
+    const text = expr ? `${message}: ${describeExpr(expr)}${additive}` : message;
+    return { state: 'waiting', reason, message: text, revision, ...(waitingFor ? { waitingFor } : {}), ...(expr ? { readyExpr: expr } : {}), ...(additive ? { readyExprNote: additive } : {}) };
   }
   if (reason === 'ArtifactFailed') {
     // `kustomization path not found` is a repository error; everything else is the source not fetched (yet).
     if (/path not found/i.test(message)) return failed(reason, message, revision);
     const s = ks.spec?.sourceRef;
-    const waitingFor = s?.kind && s.name ? `${s.kind}/${s.namespace ?? ks.metadata.namespace ?? ''}/${s.name}`.replace('//', '/') : undefined;
+    const waitingFor = s?.kind && s.name ? refKey({ kind: s.kind, namespace: s.namespace ?? ks.metadata.namespace ?? null, name: s.name }) : undefined;
     return { state: 'waiting', reason, message, revision, ...(waitingFor ? { waitingFor } : {}) };
   }
   if (reason === 'ReconciliationFailed') return reconciliationFailed(message, revision);
@@ -158,3 +184,13 @@ const diag = (message: string): { diagnosis?: Diagnosis } => {
 };
 
 export type { Condition };
+
+/** The readyExpr of the dependsOn entry KC named, evaluated as KC does (`self` this Kustomization, `dep` the dependency). */
+function readyExprOf(ks: LiveKustomization, key: string, o: ReadinessOptions): Readiness['readyExpr'] {
+  const own = ks.metadata.namespace ?? '';
+  const entry = ks.spec?.dependsOn?.find((d) => `${d.namespace || own}/${d.name}` === key && d.readyExpr);
+  if (!entry?.readyExpr) return undefined;
+  if (!o.readyExpr) return { text: entry.readyExpr, result: null, error: 'not evaluated here' };
+  const v = judgeDependency(entry, ks, o.readyExpr.dependency(key), () => true, { cel: o.readyExpr.cel });
+  return v.expr ?? { text: entry.readyExpr, result: null, error: v.state === 'not-found' ? `${key} not found` : 'not evaluated' };
+}

@@ -19,7 +19,7 @@ interface ContainerStatus {
 
 export interface LivePod {
   metadata: { name: string; namespace?: string; deletionTimestamp?: string };
-  spec?: { nodeName?: string; containers?: { name: string; readinessProbe?: unknown }[] };
+  spec?: { nodeName?: string; containers?: { name: string; image?: string; readinessProbe?: unknown }[]; initContainers?: { name: string; image?: string }[] };
   status?: {
     phase?: string;
     reason?: string;
@@ -39,6 +39,8 @@ export interface PodContext {
 export type PodProblemKind =
   | 'image-never-pull'
   | 'image-pull'
+  /** A pull that cannot succeed without a change to the image reference: invalid, or not in a registry that answered. */
+  | 'image-invalid'
   | 'crash-loop'
   | 'readiness'
   | 'unschedulable'
@@ -53,12 +55,27 @@ export interface PodProblem {
   kind: PodProblemKind;
   /** One short phrase: `ErrImageNeverPull: Container image "x" is not present with pull policy of Never`. */
   reason: string;
+  /** For a pull: the container and the image it asks for. */
+  container?: string;
+  image?: string;
 }
 
 const IMAGE_PULL = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'RegistryUnavailable']);
 const CONFIG = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
 const firstLine = (s: string | undefined): string => (s ?? '').trim().split('\n')[0]!;
+
+// The registry could not be asked (or not finished answering): the pull may work later without any change.
+const MAY_HEAL = /no such host|connection refused|i\/o timeout|dial tcp|network is unreachable|TLS handshake|server misbehaving|temporary|timeout|deadline exceeded|too many requests|429|50[0-9] /i;
+// The registry answered that the reference does not exist, or the reference cannot be parsed.
+const NEVER = /\bnot found\b|manifest unknown|NotFound desc|invalid reference format|repository name must/i;
+
+/** A pull error that only a change to the image reference fixes (kubelet's and containerd's words). */
+export function pullCannotSucceed(reason: string, message: string | undefined): boolean {
+  if (reason === 'InvalidImageName') return true;
+  const m = message ?? '';
+  return NEVER.test(m) && !MAY_HEAL.test(m);
+}
 
 /** The reason one pod is not ready, or null when it is ready. */
 export function podProblem(pod: LivePod, ctx: PodContext): PodProblem | null {
@@ -69,8 +86,11 @@ export function podProblem(pod: LivePod, ctx: PodContext): PodProblem | null {
     const w = c.state?.waiting;
     if (!w?.reason) continue;
     const detail = w.message ? `: ${firstLine(w.message)}` : '';
-    if (w.reason === 'ErrImageNeverPull') return { kind: 'image-never-pull', reason: `ErrImageNeverPull${detail}` };
-    if (IMAGE_PULL.has(w.reason)) return { kind: 'image-pull', reason: `${w.reason}${detail}` };
+    if (w.reason === 'ErrImageNeverPull' || IMAGE_PULL.has(w.reason)) {
+      const image = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((s) => s.name === c.name)?.image;
+      const kind: PodProblemKind = w.reason === 'ErrImageNeverPull' ? 'image-never-pull' : pullCannotSucceed(w.reason, w.message) ? 'image-invalid' : 'image-pull';
+      return { kind, reason: `${w.reason} (container ${c.name}${image ? `, image ${image}` : ''})${detail}`, container: c.name, ...(image ? { image } : {}) };
+    }
     if (w.reason === 'CrashLoopBackOff') {
       const last = c.lastState?.terminated;
       const exit = last ? `, last exit code ${last.exitCode ?? '?'}${last.reason ? ` (${last.reason})` : ''}` : '';
@@ -101,6 +121,8 @@ export function podAdvice(kind: PodProblemKind, ns: string, pod: string): string
   switch (kind) {
     case 'image-never-pull':
       return `the image is not on the node and imagePullPolicy is Never: load it into the node's container runtime, or fix the image name`;
+    case 'image-invalid':
+      return `the image reference cannot be pulled as written (invalid, or the registry says it does not exist): fix it in the repository`;
     case 'image-pull':
       return `the node cannot pull the image: check its name and tag, the registry's reachability and imagePullSecrets (kubectl describe pod -n ${ns} ${pod})`;
     case 'crash-loop':

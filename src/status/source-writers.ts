@@ -1,3 +1,4 @@
+import { ksKey, type NamespacedRef } from '../model/ref.js';
 // Two writers fighting over one source (two root syncs applying the same GitRepository with different URLs, after a
 // cluster was switched to another repository): its spec flips back and forth, and every Kustomization reading it
 // is applied from either repository in turn. Pure: it reads the sightings the runner collected.
@@ -86,11 +87,11 @@ interface WithInventory {
  * The Kustomizations whose inventory holds the source (`<ns>_<name>_source.toolkit.fluxcd.io_<Kind>`): each one
  * re-applies it on every reconcile. Two of them are two writers.
  */
-export function sourceAppliers(kustomizations: Iterable<WithInventory>, source: { kind: string; namespace: string; name: string }): string[] {
+export function sourceAppliers(kustomizations: Iterable<WithInventory>, source: NamespacedRef): string[] {
   const id = `${source.namespace}_${source.name}_source.toolkit.fluxcd.io_${source.kind}`;
   const out: string[] = [];
   for (const k of kustomizations) {
-    if (k.status?.inventory?.entries?.some((e) => e.id === id)) out.push(`${k.metadata.namespace ?? ''}/${k.metadata.name}`);
+    if (k.status?.inventory?.entries?.some((e) => e.id === id)) out.push(ksKey(k.metadata.namespace ?? '', k.metadata.name));
   }
   return out.sort();
 }

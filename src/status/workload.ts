@@ -18,9 +18,11 @@ export interface WorkloadReport {
   terminal: boolean;
   /** The first pod's problem, when a pod has one. */
   problem: PodProblemKind | null;
+  /** Where that problem is: the pod, and for a pull the container and image. */
+  problemAt?: { pod: string; container?: string; image?: string };
 }
 
-const TERMINAL: ReadonlySet<PodProblemKind> = new Set(['image-never-pull']);
+const TERMINAL: ReadonlySet<PodProblemKind> = new Set(['image-never-pull', 'image-invalid']);
 
 export function describeDeployment(d: LiveDeployment | undefined, namespace: string, name: string, pods: readonly LivePod[], ctx: PodContext): WorkloadReport {
   const object = `Deployment/${namespace}/${name}`;
@@ -33,7 +35,8 @@ export function describeDeployment(d: LiveDeployment | undefined, namespace: str
   const advice = first ? podAdvice(first.kind, namespace, first.pod) : `kubectl describe deploy -n ${namespace} ${name}`;
   const terminal = readiness.state === 'failed' || problems.some((p) => TERMINAL.has(p.kind));
   const deadline = readiness.state === 'failed' && podLine ? `; ${readiness.message}` : '';
-  return { object, readiness, line: `${readiness.ready} ready; ${why}${deadline}`, advice, terminal, problem: first?.kind ?? null };
+  const problemAt = first ? { pod: first.pod, ...(first.container ? { container: first.container } : {}), ...(first.image ? { image: first.image } : {}) } : undefined;
+  return { object, readiness, line: `${readiness.ready} ready; ${why}${deadline}`, advice, terminal, problem: first?.kind ?? null, ...(problemAt ? { problemAt } : {}) };
 }
 
 

@@ -1,7 +1,8 @@
 import { isRootSync, type PlanContext } from '../plan/plan.js';
 import { isEmptyDiff, type GraphDiff } from '../plan/diff.js';
-import { splitKey } from '../model/ref.js';
-import { code, COMMENT_LIMIT, fitMarkdown, mdTable, mermaidLabel } from './markdown.js';
+import { parseKsKey } from '../model/ref.js';
+import { isResourceSetKey } from '../model/flux.js';
+import { code, COMMENT_LIMIT, fitMarkdown, mdTable, mermaidLabel, UNCHANGED_MARKER } from './markdown.js';
 
 export interface DiffSides {
   diff: GraphDiff;
@@ -20,24 +21,45 @@ const MAX_PICTURE_EDGES = 150;
  */
 export function renderDiffMarkdown(sides: DiffSides[], base?: { ref: string; commit: string; head: string }): string {
   const parts = sides.map((s) => renderOne(s, base));
-  return fitMarkdown(parts.join('\n\n') + '\n', COMMENT_LIMIT, 'run `standup diff -o json` for everything');
+  const unchanged = sides.every((s) => isEmptyDiff(s.diff) && !s.diff.problemsAdded?.length && !s.diff.problemsFixed?.length);
+  return fitMarkdown(parts.join('\n\n') + '\n', COMMENT_LIMIT, 'run `standup diff -o json` for everything') + (unchanged ? `${UNCHANGED_MARKER}\n` : '');
 }
 
 function renderOne({ diff: d, from, to }: DiffSides, base?: { ref: string; commit: string; head: string }): string {
   const out = [`### standup diff: ${code(d.from)} → ${code(d.to)}`];
   if (base) out.push('', `Compared with the merge-base of ${code(base.ref)} and ${code(base.head)} (${code(base.commit.slice(0, 12))}).`);
+  const added = d.problemsAdded ?? [];
+  const fixed = d.problemsFixed ?? [];
+  if (isEmptyDiff(d) && added.length + fixed.length === 0) {
+    out.push('', 'No change in the Kustomization graph.');
+    return out.join('\n');
+  }
+  out.push('', `**${[summary(d), problemSummary(d)].filter(Boolean).join('; ')}**`);
+  if (added.length) {
+    const errors = added.filter((p) => p.severity === 'error').length;
+    out.push('', `#### New problems (${added.length})`);
+    if (errors) out.push('', `> [!CAUTION]\n> This change adds ${errors} error${errors === 1 ? '' : 's'} \`standup check\` fails on.`);
+    out.push('', mdTable(['severity', 'code', 'where', 'finding'], added.map((p) => [
+      p.severity, code(p.code), p.file ? code(`${p.file}${p.line ? `:${p.line}` : ''}`) : '', p.message.split('\n')[0]!,
+    ]), { more: 'run `standup check` for all' }));
+  }
+  if (fixed.length) {
+    out.push('', `#### Fixed problems (${fixed.length})`, '', mdTable(['severity', 'code', 'object'], fixed.map((p) => [p.severity, code(p.code), p.object ? code(p.object) : '–']), { more: 'run `standup diff -o json` for all' }));
+  }
   if (isEmptyDiff(d)) {
     out.push('', 'No change in the Kustomization graph.');
     return out.join('\n');
   }
-  out.push('', `**${summary(d)}**`);
   const short = labeller(from, to);
   const rows: string[][] = [
     ...d.tiersAdded.map((k) => ['➕', 'Kustomization', code(k)]),
     ...d.tiersRemoved.map((k) => ['➖', 'Kustomization', code(k)]),
+    ...d.resourceSetsAdded.map((k) => ['➕', 'ResourceSet', code(k)]),
+    ...d.resourceSetsRemoved.map((k) => ['➖', 'ResourceSet', code(k)]),
     ...d.edgesAdded.map((e) => ['➕', 'dependsOn', `${code(short(e.from))} depends on ${code(short(e.to))}`]),
     ...d.edgesRemoved.map((e) => ['➖', 'dependsOn', `${code(short(e.from))} no longer depends on ${code(short(e.to))}`]),
     ...d.pathsChanged.map((p) => ['✏️', 'path', `${code(short(p.key))}: ${p.from ? code(p.from) : '–'} → ${p.to ? code(p.to) : '–'}`]),
+    ...d.levelsChanged.map((l) => ['↕️', 'level', `${code(short(l.key))}: ${levelLabel(l.from)} → ${levelLabel(l.to)}${l.from !== null && l.to !== null && l.to > l.from ? ' (starts later)' : ''}`]),
   ];
   if (rows.length) out.push('', mdTable(['', 'change', 'what'], rows, { more: 'run `standup diff -o json` for all' }));
   if (d.moves.length) {
@@ -47,9 +69,10 @@ function renderOne({ diff: d, from, to }: DiffSides, base?: { ref: string; commi
       out.push('', `> [!WARNING]\n> ${risky.length} of them move${risky.length === 1 ? 's' : ''} away from a Kustomization with \`prune: true\`: ` +
         'Flux may delete and recreate them (a transient outage). The safe procedure is under each.');
     }
-    out.push('', mdTable(['object', 'from', 'to', 'prune', 'order'], d.moves.map((m) => [
+    out.push('', mdTable(['object', 'from', 'to', 'prune', 'order', 'depended on by'], d.moves.map((m) => [
       code(m.object), code(short(m.from)), code(short(m.to)), m.pruned ? '**yes**' : 'no',
       m.guaranteed ? 'old owner always first: **will** delete' : m.pruned ? 'not guaranteed' : '–',
+      m.dependents.length ? m.dependents.map((k) => code(short(k)) + (m.unguarded.includes(k) ? ` (not on ${code(short(m.to))})` : '')).join(', ') : '–',
     ]), { more: 'run `standup diff -o json` for all' }));
     for (const m of risky.slice(0, 20)) out.push('', `- ${m.message}`);
     if (risky.length > 20) out.push('', `… and ${risky.length - 20} more (run \`standup diff -o json\`).`);
@@ -59,22 +82,38 @@ function renderOne({ diff: d, from, to }: DiffSides, base?: { ref: string; commi
   return out.join('\n');
 }
 
+const levelLabel = (l: number | null) => (l === null ? 'cycle' : String(l));
+
+function problemSummary(d: GraphDiff): string {
+  const added = d.problemsAdded ?? [];
+  const errors = added.filter((p) => p.severity === 'error').length;
+  return [
+    added.length ? `${added.length} new problem${added.length === 1 ? '' : 's'}${errors ? ` (${errors} error${errors === 1 ? '' : 's'})` : ''}` : '',
+    d.problemsFixed?.length ? `${d.problemsFixed.length} fixed` : '',
+  ].filter(Boolean).join(', ');
+}
+
 function summary(d: GraphDiff): string {
   const n = (count: number, one: string, many: string) => (count ? [`${count} ${count === 1 ? one : many}`] : []);
   return [
     ...n(d.tiersAdded.length, 'Kustomization added', 'Kustomizations added'),
     ...n(d.tiersRemoved.length, 'Kustomization removed', 'Kustomizations removed'),
+    ...n(d.resourceSetsAdded.length, 'ResourceSet added', 'ResourceSets added'),
+    ...n(d.resourceSetsRemoved.length, 'ResourceSet removed', 'ResourceSets removed'),
     ...n(d.edgesAdded.length, 'dependsOn added', 'dependsOn added'),
     ...n(d.edgesRemoved.length, 'dependsOn removed', 'dependsOn removed'),
     ...n(d.pathsChanged.length, 'path changed', 'paths changed'),
     ...n(d.moves.length, 'object changes Kustomization', 'objects change Kustomization'),
+    ...n(d.levelsChanged.length, 'level changed', 'levels changed'),
   ].join(', ');
 }
 
 /** Names without the namespace when every Kustomization on both sides shares one (as people name their tiers). */
 function labeller(a: PlanContext, b: PlanContext): (key: string) => string {
-  const namespaces = new Set([...a.graph.nodes.keys(), ...b.graph.nodes.keys()].map((k) => splitKey(k).namespace));
-  return namespaces.size === 1 ? (k) => splitKey(k).name : (k) => k;
+  const namespaces = new Set([...a.graph.nodes.keys(), ...b.graph.nodes.keys()].map((k) => parseKsKey(k).namespace));
+  const plain = namespaces.size === 1 ? (k: string) => parseKsKey(k).name : (k: string) => k;
+  // A ResourceSet keeps its full key: it is never mistaken for a Kustomization.
+  return (k) => (isResourceSetKey(k) ? k : plain(k));
 }
 
 /**

@@ -52,3 +52,9 @@ export function fitMarkdown(text: string, limit: number, whereAll: string): stri
 
 /** A Mermaid node label: quotes and brackets as entities (Mermaid's own escaping). */
 export const mermaidLabel = (s: string): string => `"${s.replace(/"/g, '#quot;')}"`;
+
+/**
+ * Ends a Markdown report that has nothing to say (no graph change, no problem): the action posts no pull request
+ * comment for it, and marks an earlier one as reverted.
+ */
+export const UNCHANGED_MARKER = '<!-- standup: unchanged -->';

@@ -1,4 +1,4 @@
-import { splitKey } from '../model/ref.js';
+import { parseKsKey, refKey } from '../model/ref.js';
 import type { SelectedPlan } from '../plan/select.js';
 import { code, COMMENT_LIMIT, details, fitMarkdown, mdTable } from './markdown.js';
 import { countLabel, mainSource, sourceLabel, tierOrderLine } from './plan-text.js';
@@ -19,10 +19,10 @@ function renderOne(p: SelectedPlan): string {
   out.push('', '```sh', tierOrderLine(p), '```');
   const nested = p.kustomizations.some((k) => k.parent !== null && !p.tiers.includes(k.key) && k.level !== null);
   const main = mainSource(p);
-  const short = (key: string) => (new Set(p.kustomizations.map((k) => splitKey(k.key).namespace)).size === 1 ? splitKey(key).name : key);
+  const short = (key: string) => (new Set(p.kustomizations.map((k) => parseKsKey(k.key).namespace)).size === 1 ? parseKsKey(key).name : key);
   const rows = p.kustomizations.map((k) => {
     const isRoot = !p.tiers.includes(k.key) && k.parent === null && p.kustomizations.some((x) => x.parent === k.key);
-    const where = k.source === main ? '' : ` (in ${sourceLabel(k.source, k.key)})`;
+    const where = refKey(k.source) === main ? '' : ` (in ${sourceLabel(k)})`;
     const deps = isRoot ? 'root sync: applies the tiers' : k.dependsOn.map((d) => code(short(d))).join(', ') || '–';
     const row = [k.level === null ? 'cycle' : String(k.level), code(k.key), (k.path ? code(k.path) : '–') + where, deps];
     return nested ? [...row, p.tiers.includes(k.key) || k.parent === null ? '–' : code(short(k.parent))] : row;

@@ -15,6 +15,8 @@ export interface CheckSummary {
   verbose?: boolean;
   /** How many Kustomizations were evaluated, and why the others could not be (coverageOf). */
   coverage?: Coverage;
+  /** false (--no-header): the problems only, without the summary at the top. */
+  header?: boolean;
 }
 
 /** How many Kustomizations a load evaluated (rendered what they apply), and why the others could not be. */
@@ -59,17 +61,17 @@ export function renderProblemsText(problems: Problem[], clusterCount: number, st
     const groups = (g: string[]) => (verbose ? g.join(', ') : g[0]!);
     out.push(`  bootstrap installs: ${summary.bootstrap.map((b) => `${b.name} (${groups(b.groups)})`).join(', ')}`);
   }
-  const sections: string[] = [out.join('\n')];
+  const sections: string[] = summary.header === false ? [] : [out.join('\n')];
   const folds = foldProblems(problems);
   // Errors, then warnings, then notes (foldProblems sorts by severity); each block says which it is.
   for (const f of folds) sections.push(renderFold(f, style, verbose, clusterCount));
   sections.push(...externalCrdsHint(problems, style));
-  return sections.join('\n\n') + '\n';
+  return sections.length ? sections.join('\n\n') + '\n' : '';
 }
 
 function summaryLine(problems: Problem[], clusterCount: number, style: Style, s: CheckSummary): string {
   const n = (sev: Severity) => problems.filter((p) => p.severity === sev).length;
-  const extra = [s.suppressed ? `${s.suppressed} suppressed` : null, s.hidden ? `${s.hidden} hidden by --severity/--code` : null].filter(Boolean);
+  const extra = [s.suppressed ? `${s.suppressed} suppressed` : null, s.hidden ? `${s.hidden} not shown (--severity, --code, -n, names)` : null].filter(Boolean);
   const tail = extra.length ? ` (${extra.join(', ')})` : '';
   if (problems.length === 0) return style.green(`✔ no problems in ${clusterCount} cluster(s)`) + tail;
   const errors = n('error');

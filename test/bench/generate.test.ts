@@ -9,7 +9,7 @@ import { graphFromModel } from '../../scripts/bench/up/corpus-graph.js';
 import { generateRepository, nameProblems, readinessDelay, writeFiles } from '../../scripts/bench/up/generate.js';
 import { graphKeys, keyOf, levelCount, specProblems } from '../../scripts/bench/up/graph-spec.js';
 import { deepChain, syntheticGraph, wideFan } from '../../scripts/bench/up/synthetic.js';
-import { loadRepository } from '../../src/repo/load.js';
+import { loadRepository } from '../../src/load/load-repository.js';
 import { planCluster } from '../../src/plan/plan.js';
 import { cluster, ks, obj } from '../helpers/model.js';
 

@@ -6,19 +6,21 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
-import { lastLoadStats } from '../../src/repo/load.js';
+import { LoadSession } from '../../src/load/load-session.js';
 import { plainStyle } from '../../src/ui/style.js';
 import { PROJECT } from './run.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/** Runs one command; `stats` is what its load did. */
 async function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
   let stdout = '';
   let stderr = '';
-  const io: Io = { out: (t) => void (stdout += t), err: (t) => void (stderr += t), style: plainStyle, errStyle: plainStyle, isTTY: false, env, cwd: PROJECT };
+  const session = new LoadSession();
+  const io: Io = { out: (t) => void (stdout += t), err: (t) => void (stderr += t), style: plainStyle, errStyle: plainStyle, isTTY: false, env, cwd: PROJECT, loadSession: session };
   const code = await runCli(args, io);
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, stats: session.stats };
 }
 
 describe('the render cache from the command line', () => {
@@ -28,16 +30,16 @@ describe('the render cache from the command line', () => {
     const env = { XDG_CACHE_HOME: xdg };
     const first = await cli(env, 'plan', '-o', 'json');
     expect(first.code).toBe(0);
-    expect(lastLoadStats.cacheHits).toBe(0);
+    expect(first.stats.cacheHits).toBe(0);
     expect(readdirSync(path.join(xdg, 'standup', 'render')).length).toBeGreaterThan(0);
     const second = await cli(env, 'plan', '-o', 'json');
     expect(second.stdout).toBe(first.stdout);
-    expect(lastLoadStats.cacheHits).toBeGreaterThan(0);
-    expect(lastLoadStats.spawned).toBe(0);
+    expect(second.stats.cacheHits).toBeGreaterThan(0);
+    expect(second.stats.spawned).toBe(0);
     const bypass = await cli(env, 'plan', '-o', 'json', '--no-cache');
     expect(bypass.stdout).toBe(first.stdout);
-    expect(lastLoadStats.cacheHits).toBe(0);
-    expect(lastLoadStats.spawned).toBeGreaterThan(0);
+    expect(bypass.stats.cacheHits).toBe(0);
+    expect(bypass.stats.spawned).toBeGreaterThan(0);
   });
 
   it('falls back to $HOME/.cache/standup, and uses none when the environment names no home', async () => {
@@ -45,8 +47,9 @@ describe('the render cache from the command line', () => {
     dirs.push(home);
     await cli({ HOME: home }, 'plan');
     expect(existsSync(path.join(home, '.cache', 'standup', 'render'))).toBe(true);
-    await cli({ XDG_CACHE_HOME: 'relative/dir' }, 'plan');
-    expect(lastLoadStats.cacheHits + lastLoadStats.cacheMisses).toBe(0);
+    const relative = await cli({ XDG_CACHE_HOME: 'relative/dir' }, 'plan');
+    expect(relative.stats.builds).toBeGreaterThan(0);
+    expect(relative.stats.cacheHits + relative.stats.cacheMisses).toBe(0);
     expect(existsSync(path.join(PROJECT, 'relative'))).toBe(false);
   });
 });

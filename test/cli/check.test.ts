@@ -32,7 +32,7 @@ describe('check on the lint fixtures', () => {
     expect((await problems('--repo', lint('clean'), '--strict')).code).toBe(0);
   });
 
-  it('fails the seeds\' pre-fix layout with runtime-crd naming StorageProfile and platform-config, no declaration needed', async () => {
+  it('fails the example with its StorageProfiles back in platform-config, with runtime-crd naming StorageProfile and platform-config, no declaration needed', async () => {
     const r = await cli('check', '--repo', path.join(PROJECT, 'test/fixtures/prefix-cdi'));
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('error runtime-crd  StorageProfile/longhorn-vm');

@@ -32,14 +32,14 @@ async function complete(line: string): Promise<string[]> {
 describe('standup completion bash', () => {
   it.each([
     ['standup pl', ['plan']],
-    ['standup ', ['check', 'completion', 'crds', 'diff', 'graph', 'help', 'plan', 'reset', 'resume', 'status', 'up', 'version']],
-    ['standup plan -o ', ['json', 'markdown', 'text', 'yaml']],
+    ['standup ', ['check', 'completion', 'crds', 'diff', 'explain', 'fix', 'graph', 'help', 'init', 'plan', 'reset', 'resume', 'status', 'up', 'version']],
+    ['standup plan -o ', ['json', 'markdown', 'text', 'wide', 'yaml']],
     ['standup --repo . graph --output m', ['mermaid']],
     ['standup diff --ex', ['--exit-code']],
     ['standup completion ', ['bash', 'fish', 'zsh']],
     ['standup plan --cluster ', ['dev', 'prod']],
     ['standup --cluster dev status -o ', ['json', 'text', 'wide', 'yaml']],
-    ['standup version --', ['--client', '--cluster', '--context', '--help', '--kubeconfig', '--no-cache', '--output', '--path', '--repo', '--request-timeout', '--source', '--verbose']],
+    ['standup version --', ['--client', '--cluster', '--context', '--help', '--kubeconfig', '--local-source', '--no-cache', '--output', '--path', '--repo', '--request-timeout', '--source', '--verbose']],
   ])('%j', async (line, expected) => {
     expect(await complete(line)).toEqual(expected);
   });
@@ -58,12 +58,12 @@ describe('standup completion zsh and fish', () => {
   it('zsh: a #compdef function with every command and, per command, what -o takes', async () => {
     const zsh = (await cli('completion', 'zsh')).stdout;
     expect(zsh.startsWith('#compdef standup\n')).toBe(true);
-    for (const c of ['plan', 'graph', 'check', 'diff', 'up', 'resume', 'crds', 'status', 'reset', 'version', 'completion']) {
+    for (const c of ['plan', 'graph', 'check', 'fix', 'diff', 'up', 'resume', 'crds', 'status', 'reset', 'version', 'explain', 'init', 'completion']) {
       expect(zsh).toContain(`      (${c})\n`);
       expect(zsh).toMatch(new RegExp(`^    '${c}:`, 'm'));
     }
     const plan = zsh.slice(zsh.indexOf('      (plan)'), zsh.indexOf('      (graph)'));
-    expect(plan).toContain(":format:(text json yaml markdown)'");
+    expect(plan).toContain(":format:(text wide json yaml markdown)'");
     expect(plan).toContain("'*--cluster[");
     expect(plan).toContain('{compadd -- $(standup __complete clusters 2>/dev/null)}');
     // Options after the command belong to the command, not to the program.
@@ -72,9 +72,9 @@ describe('standup completion zsh and fish', () => {
 
   it('fish: subcommands, and each command\'s flags only after it', async () => {
     const fish = (await cli('completion', 'fish')).stdout;
-    expect(fish).toContain('complete -c standup -n "not __fish_seen_subcommand_from plan graph check diff up resume crds status reset version completion help" -a plan');
-    expect(fish).toContain(`complete -c standup -n "__fish_seen_subcommand_from diff" -l exit-code -d 'exit 1 when the graph changed (as git diff --exit-code), 0 when it did not'`);
-    expect(fish).toContain(`complete -c standup -n "__fish_seen_subcommand_from plan" -s o -l output -x -a 'text json yaml markdown'`);
+    expect(fish).toContain('complete -c standup -n "not __fish_seen_subcommand_from plan graph check fix diff up resume crds status reset version explain init completion help" -a plan');
+    expect(fish).toContain(`complete -c standup -n "__fish_seen_subcommand_from diff" -l exit-code -d 'exit 1 when the graph changed or a revision adds an error (as git diff --exit-code), 0 when neither'`);
+    expect(fish).toContain(`complete -c standup -n "__fish_seen_subcommand_from plan" -s o -l output -x -a 'text wide json yaml markdown'`);
     expect(fish).toContain(`-l cluster -x -a '(standup __complete clusters 2>/dev/null)'`);
   });
 

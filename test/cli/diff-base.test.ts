@@ -42,7 +42,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'standup-diff-base-'));
   const src = path.join(tmp, 'src');
   cpSync(path.join(PROJECT, 'examples/homelab'), src, { recursive: true });
-  // main: the seeds' pre-fix layout (StorageProfiles applied by platform-config itself).
+  // main: the StorageProfiles applied by platform-config itself (before the fix).
   const pc = path.join(src, 'platform-config/kustomization.yaml');
   const fixed = readFileSync(pc, 'utf8');
   cpSync(path.join(src, 'platform-config-cdi/cdi-storageprofiles.yaml'), path.join(src, 'platform-config/cdi-storageprofiles.yaml'));
@@ -173,7 +173,10 @@ describe('diff -o markdown', () => {
     const md = r.stdout;
     expect(md).toMatch(/^### standup diff: `dev@[0-9a-f]{12}` → `dev@HEAD`$/m);
     expect(md).toContain('Compared with the merge-base of `origin/main` and `HEAD`');
-    expect(md).toContain('**1 dependsOn added, 2 objects change Kustomization**');
+    expect(md).toContain('**1 dependsOn added, 2 objects change Kustomization, 1 level changed; 2 fixed**');
+    // The branch fixes the deadlock: check at both revisions says so; apps starts a level later.
+    expect(md).toContain('| error | `runtime-crd` | `StorageProfile/longhorn-vm` |');
+    expect(md).toContain('| ↕️ | level | `apps`: 3 → 4 (starts later) |');
     expect(md).toContain('| ➕ | dependsOn | `apps` depends on `headlamp` |');
     expect(md).toContain('#### Objects that change Kustomization (2)');
     expect(md).toContain('> [!WARNING]');

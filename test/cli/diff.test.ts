@@ -5,8 +5,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, PROJECT } from './run.js';
 
-// A throwaway git repository holding the example: first the seeds' pre-fix layout (StorageProfiles in
-// platform-config), then the fix (moved to platform-config-cdi), so `diff --from` sees the move the seeds describe.
+// A throwaway git repository holding the example: first with the StorageProfiles in platform-config (a CRD deadlock),
+// then with them moved to platform-config-cdi (the fix), so `diff --from` sees the objects move between tiers.
 let repo: string;
 const git = (...args: string[]) => execa('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo });
 
@@ -44,6 +44,11 @@ describe('diff', () => {
     ]);
     expect(d.moves[0].message).toContain('it WILL delete StorageProfile/longhorn');
     expect(d.moves[0].message).toContain('Safe procedure: first merge the move with prune: false on platform-config');
+    // What depends on the tier that prunes them is named: apps-vms also waits for the new tier, apps does not.
+    expect(d.moves[0].dependents).toEqual(['flux-system/apps', 'flux-system/apps-vms']);
+    expect(d.moves[0].unguarded).toEqual(['flux-system/apps']);
+    expect(d.moves[0].message).toContain('In that window StorageProfile/longhorn does not exist for what depends on flux-system/platform-config: flux-system/apps, flux-system/apps-vms.');
+    expect(d.moves[0].message).toContain('flux-system/apps depends on flux-system/platform-config but not on flux-system/platform-config-cdi');
   });
 
   it('prints the same as text', async () => {

@@ -1,6 +1,6 @@
 // Secrets are decrypted only for the cluster they are for: `up` against a context other than the one tiers.yaml
 // pins is refused (exit 4) before sops runs, and a sops that is not installed is said plainly.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,5 +61,17 @@ describe('bootstrap secrets and the context guard', () => {
     const r = await up();
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('secret flux-system/cluster-secrets is SOPS-encrypted (bootstrap/cluster-secrets.sops.yaml), and sops is not on PATH');
+  });
+
+  it('a graph that cannot converge is refused (exit 2, the cycle named) before sops runs or the cluster is asked', async () => {
+    fakeSops();
+    const repo = path.join(dir, 'cyclic');
+    cpSync(path.resolve(import.meta.dirname, '../../examples/homelab'), repo, { recursive: true });
+    appendFileSync(path.join(repo, 'clusters/base/crds.yaml'), '  dependsOn:\n    - name: platform\n');
+    const r = await cli('up', '--repo', repo, '--cluster', 'dev', '--kubeconfig', kubeconfig);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/error cycle/);
+    expect(r.stderr).not.toMatch(/sops|cannot reach/);
+    expect(existsSync(marker)).toBe(false);
   });
 });

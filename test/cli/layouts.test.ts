@@ -2,7 +2,7 @@
 // root, two roots on one path): golden `plan -o json`, --path agreeing with discovery, and what is not expanded
 // said on stderr.
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, cm, ks, makeRepo } from '../repo/helpers.js';
+import { cleanupRepos, cm, ks, makeRepo } from '../helpers/repo-fixtures.js';
 import { cli } from './run.js';
 
 afterAll(cleanupRepos);

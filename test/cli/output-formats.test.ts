@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { OUTPUT_FORMATS } from '../../src/cli/commands/completion.js';
 import { renderDocument, renderStreamDocument } from '../../src/cli/options.js';
+import { COMMANDS, formatsHelp } from '../../src/cli/program.js';
 import { jsonReporter } from '../../src/ui/reporters/json.js';
 import { cli, PROJECT } from './run.js';
 
@@ -72,8 +72,18 @@ describe('-o yaml is the -o json document', () => {
 });
 
 describe('what -o accepts, per command', () => {
-  // The completion scripts offer OUTPUT_FORMATS; each command's own error lists what it accepts.
-  it.each(Object.entries(OUTPUT_FORMATS))('%s: completion offers exactly what the command accepts', async (command, formats) => {
+  // Each command's definition lists its formats: completion offers them, and the command's own error lists what it accepts.
+  const formats = COMMANDS.filter((c) => c.formats).map((c) => [c.name, c.formats!] as const);
+
+  it('every command that prints something takes -o', () => {
+    expect(formats.map(([name]) => name)).toEqual(['plan', 'graph', 'check', 'fix', 'diff', 'up', 'resume', 'crds', 'status', 'reset', 'version']);
+  });
+
+  it('the program\'s -o help sums them up', () => {
+    expect(formatsHelp(COMMANDS)).toBe('text, json, yaml; plan also wide, markdown; graph also mermaid, dot; diff also markdown; status also wide');
+  });
+
+  it.each(formats)('%s: completion offers exactly what the command accepts', async (command, formats) => {
     const r = await cli(command, '-o', 'no-such-format', ...(command === 'diff' ? ['--from', 'HEAD'] : []));
     expect(r.code).toBe(2);
     const accepted = /Use one of: (.*)\./.exec(r.stderr)?.[1]?.split(', ');

@@ -91,4 +91,13 @@ describe('output through a pipe', () => {
     const plan = JSON.parse(got.toString('utf8')) as { clusters: { tiers: string[] }[] };
     expect(plan.clusters[0]!.tiers).toHaveLength(TIERS);
   }, 120_000);
+
+  it('ends quietly when the reader goes away after the first chunk (`| head -c 100`): no stack, no EPIPE, the command\'s own exit code', async () => {
+    const piped = run('pipe');
+    let stderr = '';
+    piped.child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    piped.child.stdout!.once('data', () => piped.child.stdout!.destroy());
+    expect(await piped.done).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\.ts:\d+/);
+  }, 120_000);
 });

@@ -2,8 +2,8 @@
 // tier's dependsOn closure (zigbee2mqtt waits for mosquitto, but tier zigbee does not depend on tier mosquitto).
 // plan builds only the leaf tiers that may hold such HelmReleases, and lists exactly what check reports.
 import { afterAll, describe, expect, it } from 'vitest';
-import { lastLoadStats, loadRepository } from '../../src/repo/load.js';
-import { cleanupRepos, devTiers, ks, makeRepo } from '../repo/helpers.js';
+import { loadRepository } from '../../src/load/load-repository.js';
+import { cleanupRepos, devTiers, ks, makeRepo } from '../helpers/repo-fixtures.js';
 import { cli } from './run.js';
 
 afterAll(cleanupRepos);
@@ -83,6 +83,24 @@ describe('plan -o json: implicitDependsOn', () => {
     expect(plain).toMatchObject({ mosquitto: 'deferred', zigbee: 'deferred', web: 'deferred' });
   });
 
+  it('with --no-helm-orders -o json leaves the field out and builds none of those tiers', async () => {
+    const root = repo();
+    const r = await cli('plan', '--repo', root, '-o', 'json', '--no-helm-orders', '--verbose');
+    expect(r.code).toBe(0);
+    const ks = (JSON.parse(r.stdout) as PlanJson).clusters[0]!.kustomizations;
+    expect(ks.map((k) => 'implicitDependsOn' in k)).toEqual(ks.map(() => false));
+    expect(r.stderr).not.toContain('with HelmRelease orders');
+    expect(r.stderr).toMatch(/load done in \d+ ms: 1 builds/);
+  });
+
+  it('-o text builds none of those tiers, with or without --no-helm-orders', async () => {
+    for (const extra of [[], ['--no-helm-orders']]) {
+      const r = await cli('plan', '--repo', repo(), '--verbose', ...extra);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/load done in \d+ ms: 1 builds/);
+    }
+  });
+
   it('-o yaml carries the same field', async () => {
     const r = await cli('plan', '--repo', repo(), '-o', 'yaml');
     expect(r.code).toBe(0);
@@ -92,9 +110,8 @@ describe('plan -o json: implicitDependsOn', () => {
   it('builds only the tiers that may hold a dependent HelmRelease or its target; the edges equal check\'s', async () => {
     const root = repo();
     const graph = await loadRepository({ repo: root, scope: 'graph', helmOrders: true });
-    const graphBuilds = lastLoadStats.builds;
-    await loadRepository({ repo: root });
-    const fullBuilds = lastLoadStats.builds;
+    const graphBuilds = graph.stats.builds;
+    const fullBuilds = (await loadRepository({ repo: root })).stats.builds;
     const expansion = Object.fromEntries(graph.clusters[0]!.kustomizations.map((k) => [k.name, k.expansion]));
     // mosquitto (a target), zigbee, frigate, media and lonely (HelmReleases with dependsOn) are built; web is not.
     expect(expansion).toMatchObject({ mosquitto: 'built', zigbee: 'built', frigate: 'built', media: 'built', lonely: 'built', web: 'deferred' });

@@ -5,7 +5,7 @@ import { cli } from './run.js';
 
 // `plan NAME...`, `-n NAMESPACE` and `-A`, as kubectl and flux select objects.
 const ks = (key: string, level: number | null, dependsOn: string[] = []) =>
-  ({ key, path: `./${key.split('/')[1]}`, dependsOn, parent: null, level, file: 'x.yaml', source: 'GitRepository/flux-system/flux-system' });
+  ({ key, path: `./${key.split('/')[1]}`, dependsOn, parent: null, level, file: 'x.yaml', source: { kind: 'GitRepository', namespace: 'flux-system', name: 'flux-system' } });
 const PLAN: ClusterPlan = {
   name: 'dev',
   entry: 'clusters/dev',
@@ -53,7 +53,10 @@ describe('standup plan NAME... -n -A', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('2 of 9 Kustomizations, 5 levels');
     expect(r.stdout).toContain('TIER_ORDER=(crds apps-vms)');
-    expect(r.stdout).toMatch(/^4\s+flux-system\/apps-vms\s+\.\/apps\/vms\s+flux-system\/platform-config, flux-system\/platform-config-cdi$/m);
+    expect(r.stdout).toMatch(/^4\s+flux-system\/apps-vms\s+flux-system\/platform-config, flux-system\/platform-config-cdi$/m);
+    // -o wide adds the path.
+    const wide = await cli('plan', '--cluster', 'dev', 'apps-vms', '-o', 'wide');
+    expect(wide.stdout).toMatch(/^4\s+flux-system\/apps-vms\s+\.\/apps\/vms\s+flux-system\/platform-config, flux-system\/platform-config-cdi$/m);
   });
 
   it('-o json says what was selected, out of how many', async () => {

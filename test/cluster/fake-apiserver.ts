@@ -61,6 +61,8 @@ export class FakeApiServer {
   watches: WatchConn[] = [];
   /** When set, requests matching it hang without an answer (timeouts). */
   hang?: (method: string, url: string) => boolean;
+  /** When it returns an answer, the request gets that error status (and Retry-After, when given) instead. */
+  busy?: (method: string, url: string) => { code: number; retryAfter?: string; message?: string } | undefined;
   /** Called for each watch request before the stream starts; may answer it itself (return true). */
   onWatch?: (req: { path: string; query: URLSearchParams }, res: ServerResponse) => boolean;
   server!: Server;
@@ -145,6 +147,12 @@ export class FakeApiServer {
     const method = req.method!;
     this.log.push({ method, url: req.url!, contentType: req.headers['content-type'], ...(body ? { body } : {}) });
     if (this.hang?.(method, req.url!)) return; // never answers
+    const busy = this.busy?.(method, req.url!);
+    if (busy) {
+      res.writeHead(busy.code, { 'Content-Type': 'application/json', ...(busy.retryAfter === undefined ? {} : { 'Retry-After': busy.retryAfter }) });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', message: busy.message ?? 'too many requests', code: busy.code }));
+      return;
+    }
     const parts = url.pathname.split('/').filter(Boolean);
     if (url.pathname === '/version') return this.send(res, 200, { major: '1', minor: '36', gitVersion: 'v1.36.4' });
     // discovery

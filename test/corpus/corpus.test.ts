@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isExpanded, type ClusterModel, type FluxKustomization } from '../../src/model/flux.js';
-import { lastLoadStats, loadRepository, type LoadedRepository } from '../../src/repo/load.js';
+import { loadRepository, type LoadedRepository } from '../../src/load/load-repository.js';
 import { planCluster } from '../../src/plan/plan.js';
 import { dependsOnMismatches, notInInventory, repoDir, resolvedEdges, summary, unrealBuildFailure } from './corpus.js';
 
@@ -104,23 +104,28 @@ const cases: Case[] = [
       // Stale roots still in the tree (INDEX). cluster-104's own kustomization.yaml has a configMapGenerator whose
       // backup.sh the corpus left out, so its entry does not build and nothing below it can be found.
       'cluster-104': ['kubernetes/clusters/cluster-104', 0, 0],
-      // production: 8 of its 336 edges point at flux-system/flux-system, which production's entry does not apply.
-      production: ['kubernetes/clusters/production', 132, 328],
+      // production is not a cluster: its kustomization.yaml leaves flux-system/ out (the live root cluster-101's
+      // lists it), so its root sync is never re-read from git; discovery leaves it out and says so (below).
       flux: ['kubernetes/flux', 1, 0],
     },
     problems: {
-      // authentik, notifier, sonarr-4k: generator inputs (.css, .sh) not in the corpus; the same in both roots.
+      // authentik, notifier, sonarr-4k: generator inputs (.css, .sh) not in the corpus.
       'cluster-101:build-failed': 3,
-      'production:build-failed': 3,
       'cluster-104:build-failed': 1,
       // CLOUDFLARE_TUNNEL_ID comes from a Secret an ExternalSecret makes in the cluster: unknown, a warning.
       'cluster-101:unresolved-substitution': 1,
-      'production:unresolved-substitution': 1,
-      // production's `apps` has no postBuild, so `${CNPG_RECOVERY_MODE:=false}` is never substituted (Flux runs
-      // substitution only with a postBuild) and the two postgres-vectorchord paths do not exist, as Flux would say.
-      'production:path-missing': 2,
+      'null:discovery': 1,
     },
     more: async (r, c) => {
+      const note = r.problems.find((p) => p.code === 'discovery')!;
+      expect(note).toMatchObject({ severity: 'info', file: 'kubernetes/clusters/production/flux-system/gotk-sync.yaml', line: 19 });
+      expect(note.message).toContain('kubernetes/clusters/cluster-101/flux-system/gotk-sync.yaml');
+      // Named by --path, the old root still loads, with what made it a poor twin: 8 of its 336 edges point at
+      // flux-system/flux-system, which its entry does not apply, and its `apps` has no postBuild, so
+      // `${CNPG_RECOVERY_MODE:=false}` is never substituted and the two postgres-vectorchord paths do not exist.
+      const old = await loadRepository({ repo: repoDir('sulibot__home-ops'), path: 'kubernetes/clusters/production' });
+      expect(old.clusters[0]!.kustomizations).toHaveLength(132);
+      expect(summary(old.problems)).toEqual({ 'production:build-failed': 3, 'production:unresolved-substitution': 1, 'production:path-missing': 2 });
       const live = c('cluster-101').kustomizations;
       // In the live root, tier-1's postBuild substitutes the default: the real folder is app-false.
       expect(live.find((k) => k.name === 'postgres-vectorchord')!.repoPath).toBe('kubernetes/apps/tier-1-infrastructure/postgres-vectorchord/app-false');
@@ -336,8 +341,8 @@ for (const tc of cases) {
       });
       const warm = await loadRepository({ repo: repoDir(tc.dir), cache });
       // Only the builds the cache cannot key (a remote base or file, an ExternalArtifact's tree) run kustomize again.
-      expect(lastLoadStats.spawned).toBeLessThanOrEqual(lastLoadStats.uncached);
-      expect(lastLoadStats.cacheHits).toBeGreaterThan(0);
+      expect(warm.stats.spawned).toBeLessThanOrEqual(warm.stats.uncached);
+      expect(warm.stats.cacheHits).toBeGreaterThan(0);
       expect(snapshot(warm)).toEqual(snapshot(r));
       const warmGraph = await loadRepository({ repo: repoDir(tc.dir), scope: 'graph', cache });
       expect(snapshot(warmGraph)).toEqual(snapshot(g));
@@ -357,5 +362,39 @@ for (const tc of cases) {
 describe('companion trees (d1-infra, d1-apps)', () => {
   it.each(['controlplaneio-fluxcd__d1-infra', 'controlplaneio-fluxcd__d1-apps'])('%s has no entry point of its own: NO_CLUSTERS', async (dir) => {
     await expect(loadRepository({ repo: repoDir(dir) })).rejects.toMatchObject({ code: 'NO_CLUSTERS' });
+  });
+});
+
+describe('d1-fleet with its companion repositories as local sources', () => {
+  let r: LoadedRepository;
+  const infra = repoDir('controlplaneio-fluxcd__d1-infra');
+  const apps = repoDir('controlplaneio-fluxcd__d1-apps');
+  beforeAll(async () => {
+    // One source by name (flux-infra), the other by URL: every GitRepository of d1-apps (one per tenant namespace).
+    r = await loadRepository({
+      repo: repoDir('controlplaneio-fluxcd__d1-fleet'),
+      localSources: [`GitRepository/flux-system/flux-infra=${infra}`, `https://github.com/controlplaneio-fluxcd/d1-apps.git=${apps}`],
+    });
+  });
+
+  it('evaluates every Kustomization: no external-source, each one expanded', () => {
+    expect(r.problems.filter((p) => p.code === 'external-source')).toEqual([]);
+    expect(r.clusters.map((c) => [c.name, c.kustomizations.length])).toEqual([['prod-eu', 8], ['prod-us', 8], ['staging', 10]]);
+    for (const c of r.clusters) expect(c.kustomizations.filter((k) => !isExpanded(k)).map((k) => k.key), c.name).toEqual([]);
+    expect(r.clusters.every((c) => c.externalSources.length === 0)).toBe(true);
+  });
+
+  it('reads each tier from the companion, at the path the parent substituted, and finds only real problems', () => {
+    const staging = r.clusters.find((c) => c.name === 'staging')!;
+    expect(staging.kustomizations.find((k) => k.name === 'monitoring-controllers')!.repoPath).toBe('../controlplaneio-fluxcd__d1-infra/components/monitoring/controllers/staging');
+    expect(staging.kustomizations.find((k) => k.name === 'flux-frontend')!.repoPath).toBe('../controlplaneio-fluxcd__d1-apps/components/frontend/staging');
+    const prod = r.clusters.find((c) => c.name === 'prod-eu')!;
+    expect(prod.kustomizations.find((k) => k.name === 'monitoring-controllers')!.repoPath).toBe('../controlplaneio-fluxcd__d1-infra/components/monitoring/controllers/production');
+    // The frontend reads CLUSTER_DOMAIN from a flux-runtime-info ConfigMap that Kyverno copies into its namespace
+    // in the cluster (d1-infra's admission configs): not in git, so a warning, never an error.
+    expect(summary(r.problems)).toEqual({ 'prod-eu:unresolved-substitution': 1, 'prod-us:unresolved-substitution': 1, 'staging:unresolved-substitution': 1 });
+    for (const p of r.problems) expect(p.message).toContain('CLUSTER_DOMAIN');
+    // What the companions apply is in the graph: the HelmReleases of d1-infra's controllers.
+    expect(staging.objects.some((o) => o.kind === 'HelmRelease' && o.origin.file.startsWith('../controlplaneio-fluxcd__d1-infra/'))).toBe(true);
   });
 });

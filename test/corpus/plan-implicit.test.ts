@@ -3,7 +3,7 @@
 // check builds) finds. joryirving adds most of its dependsOn with component patches (kopiur, postgres, dragonfly,
 // gpu: `op: add, path: /spec/dependsOn/-`), in app tiers whose Kustomizations do not depend on the target's.
 import { describe, expect, it } from 'vitest';
-import { loadRepository } from '../../src/repo/load.js';
+import { loadRepository } from '../../src/load/load-repository.js';
 import { planCluster } from '../../src/plan/plan.js';
 import { implicitDependsOn } from '../../src/plan/helm-order.js';
 import { repoDir } from './corpus.js';

@@ -3,11 +3,12 @@
 // test (`onRequest`, `ready`, `ks`). No HTTP, no timing. Behaviour that talks to the real API is tested against the
 // testbed (test/integration); this only makes the runner's own logic fast to test.
 
-import type { ApplyOptions, ApplyResult, ClusterClient, DeleteOptions, K8sObject, KindRef, ListOptions, ObjectRef, Reachability, RequestStats } from '../../src/cluster/client.js';
-import { refId, refOf } from '../../src/cluster/client.js';
+import type { ApplyOptions, ApplyResult, ClusterClient, DeleteOptions, K8sObject, KindRef, ListOptions, ObserveOptions, Reachability, RequestStats } from '../../src/cluster/client.js';
+import { apiRefOf } from '../../src/cluster/client.js';
 import { ApplyError, ClusterError, NoKindError, NotFoundError } from '../../src/cluster/errors.js';
 import { ReachabilityTracker } from '../../src/cluster/reachability.js';
 import { waitDeleted, waitEstablished } from '../../src/cluster/waits.js';
+import { type ApiRef, refKey } from '../../src/model/ref.js';
 
 const keyOf = (r: { kind: string; namespace?: string | null; name: string }) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 const clone = <T>(x: T): T => structuredClone(x);
@@ -82,7 +83,7 @@ export class FakeCluster implements ClusterClient {
     return this.objects.get(`Kustomization/flux-system/${name}`);
   }
 
-  async get(ref: ObjectRef): Promise<K8sObject> {
+  async get(ref: ApiRef): Promise<K8sObject> {
     const o = await this.find(ref);
     if (!o) throw new NotFoundError(ref);
     return o;
@@ -91,7 +92,7 @@ export class FakeCluster implements ClusterClient {
   /** Puts an object as another actor would (no write recorded); observers see it. */
   put(o: K8sObject): K8sObject {
     o.metadata.resourceVersion = String(++this.rv);
-    this.objects.set(keyOf(refOf(o)), o);
+    this.objects.set(keyOf(apiRefOf(o)), o);
     this.notify();
     return o;
   }
@@ -108,6 +109,7 @@ export class FakeCluster implements ClusterClient {
     this.counters.requests++;
     if (this.away) throw new ClusterError('Unreachable', `cannot reach the API server ${this.server}: ECONNREFUSED`);
     if (this.servedKinds && !this.servedKinds.has(r.kind)) throw new NoKindError(r.apiVersion, r.kind);
+    this.reach.ok();
   }
 
   stats(): RequestStats {
@@ -127,7 +129,7 @@ export class FakeCluster implements ClusterClient {
     return { gitVersion: 'v1.36.4-fake' };
   }
 
-  async find(ref: ObjectRef): Promise<K8sObject | undefined> {
+  async find(ref: ApiRef): Promise<K8sObject | undefined> {
     this.served(ref);
     const o = this.objects.get(keyOf(ref));
     return o && clone(o);
@@ -135,18 +137,22 @@ export class FakeCluster implements ClusterClient {
 
   async list(kind: KindRef, o: ListOptions = {}): Promise<{ items: K8sObject[]; resourceVersion: string }> {
     this.served(kind);
-    const want = o.labelSelector?.split(',').map((p) => p.split('=')) ?? [];
-    const items = [...this.objects.values()].filter((x) => x.kind === kind.kind && (!kind.namespace || x.metadata.namespace === kind.namespace) && want.every(([k, v]) => x.metadata.labels?.[k!] === v));
-    return { items: items.map(clone), resourceVersion: String(this.rv) };
+    return { items: this.select(kind, o.labelSelector).map(clone), resourceVersion: String(this.rv) };
   }
 
-  async patchMerge(ref: ObjectRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
+  /** The objects of a kind (in a namespace, picked by a `k=v,k2=v2` selector). */
+  private select(kind: KindRef, labelSelector?: string): K8sObject[] {
+    const want = labelSelector?.split(',').map((p) => p.split('=')) ?? [];
+    return [...this.objects.values()].filter((x) => x.kind === kind.kind && (!kind.namespace || x.metadata.namespace === kind.namespace) && want.every(([k, v]) => x.metadata.labels?.[k!] === v));
+  }
+
+  async patchMerge(ref: ApiRef, patch: Record<string, unknown>, o: { dryRun?: boolean; fieldManager?: string } = {}): Promise<K8sObject> {
     this.served(ref);
     const live = this.objects.get(keyOf(ref));
     if (!live) throw new NotFoundError(ref);
     const next = mergePatch(live, patch) as K8sObject;
     if (o.dryRun) return next;
-    this.writes.push({ verb: 'patch', id: refId(ref), body: patch });
+    this.writes.push({ verb: 'patch', id: refKey(ref), body: patch });
     Object.assign(live, next);
     const value = (patch.metadata as { annotations?: Record<string, string | null> } | undefined)?.annotations?.['reconcile.fluxcd.io/requestedAt'];
     if (value && ref.kind !== 'Kustomization') (live.status as Record<string, unknown>).lastHandledReconcileAt = value;
@@ -155,11 +161,11 @@ export class FakeCluster implements ClusterClient {
     return clone(live);
   }
 
-  async delete(ref: ObjectRef, o: DeleteOptions = {}): Promise<boolean> {
+  async delete(ref: ApiRef, o: DeleteOptions = {}): Promise<boolean> {
     this.served(ref);
     if (!this.objects.has(keyOf(ref))) return false;
     if (o.dryRun) return true;
-    this.writes.push({ verb: 'delete', id: refId(ref) });
+    this.writes.push({ verb: 'delete', id: refKey(ref) });
     this.objects.delete(keyOf(ref));
     this.notify();
     return true;
@@ -168,7 +174,7 @@ export class FakeCluster implements ClusterClient {
   async apply(objects: readonly K8sObject[], o: ApplyOptions): Promise<ApplyResult[]> {
     const results: ApplyResult[] = [];
     for (const obj of objects) {
-      const ref = refOf(obj);
+      const ref = apiRefOf(obj);
       try {
         this.served(obj);
       } catch (e) {
@@ -179,16 +185,16 @@ export class FakeCluster implements ClusterClient {
       const same = live && JSON.stringify({ ...live, metadata: { ...live.metadata, resourceVersion: '' } }) === JSON.stringify({ ...next, metadata: { ...next.metadata, resourceVersion: '' } });
       const action = !live ? 'created' : same ? 'unchanged' : 'configured';
       if (!o.dryRun && action !== 'unchanged') {
-        this.writes.push({ verb: 'apply', id: refId(ref), body: obj });
+        this.writes.push({ verb: 'apply', id: refKey(ref), body: obj });
         if (obj.kind === 'CustomResourceDefinition') next.status = { conditions: [{ type: 'Established', status: 'True' }] };
         this.put(next);
       }
-      results.push({ id: refId(ref), ref, action });
+      results.push({ id: refKey(ref), ref, action });
     }
     return results;
   }
 
-  waitDeleted(ref: ObjectRef, o: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
+  waitDeleted(ref: ApiRef, o: { timeoutMs?: number; signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
     return waitDeleted({ find: (r) => this.find(r), delay: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))) }, ref, o);
   }
 
@@ -196,10 +202,10 @@ export class FakeCluster implements ClusterClient {
     return waitEstablished({ find: (r) => this.find(r), delay: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))) }, names, o);
   }
 
-  async *observe(kind: KindRef, signal: AbortSignal): AsyncIterable<Map<string, K8sObject>> {
+  async *observe(kind: KindRef, signal: AbortSignal, o: ObserveOptions = {}): AsyncIterable<Map<string, K8sObject>> {
     this.counters.watches++;
     while (!signal.aborted) {
-      const items = [...this.objects.values()].filter((o) => o.kind === kind.kind).map(clone);
+      const items = this.select(kind, o.labelSelector).map(clone);
       yield new Map(items.map((i) => [i.metadata.namespace ? `${i.metadata.namespace}/${i.metadata.name}` : i.metadata.name, i]));
       await new Promise<void>((r) => {
         const done = () => {

@@ -3,11 +3,12 @@
 // kube-controller-manager legitimately updates a Deployment's status), a CRD waited to Established before its CR, dry-run writing
 // nothing, Flux-style errors for a missing CRD, and NoKind for an unserved kind.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { K8sObject, ObjectRef } from '../../src/cluster/client.js';
+import type { K8sObject } from '../../src/cluster/client.js';
 import { ApplyError, NoKindError } from '../../src/cluster/errors.js';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig.js';
 import { createClusterClient } from '../../src/cluster/node-client.js';
 import { describeAudit, readAudit } from '../testbed/audit.js';
+import { type ApiRef } from '../../src/model/ref.js';
 
 const info = inject('testbed');
 const client = createClusterClient(loadKubeconfig({ kubeconfig: info.kubeconfigPath }));
@@ -35,7 +36,7 @@ const deploy: K8sObject = {
   metadata: { name: 'web', namespace: NS },
   spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
 };
-const refOf = (o: K8sObject): ObjectRef => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace });
+const refOf = (o: K8sObject): ApiRef => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? null });
 const resourceVersions = async (objs: K8sObject[]) => Promise.all(objs.map(async (o) => (await client.get(refOf(o))).metadata.resourceVersion));
 
 afterAll(async () => {

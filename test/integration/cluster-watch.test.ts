@@ -19,8 +19,8 @@ const cm = (name: string): K8sObject => ({ apiVersion: 'v1', kind: 'ConfigMap', 
 const opts = { fieldManager: 'standup', force: true } as const;
 
 afterAll(async () => {
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS }).catch(() => undefined);
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS_GONE }).catch(() => undefined);
+  await client.delete({ apiVersion: 'v1', kind: 'Namespace', namespace: null, name: NS }).catch(() => undefined);
+  await client.delete({ apiVersion: 'v1', kind: 'Namespace', namespace: null, name: NS_GONE }).catch(() => undefined);
 });
 
 const NS_GONE = 'it-cluster-watch-gone';

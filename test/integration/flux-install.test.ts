@@ -8,12 +8,12 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Testbed } from '../testbed/harness.js';
 import { sopsRepo, type SopsRepo } from '../testbed/sops.js';
 import { pollUntil } from '../testbed/wait.js';
-import { PROJECT } from './cli.js';
+import { describeAudit, readAudit } from '../testbed/audit.js';
+import { standupProc } from './cli.js';
 import { kube, ready, until } from './kube.js';
 import { serveRepo } from './serve.js';
 
@@ -21,15 +21,6 @@ const TIERS = ['apps', 'apps-vms', 'crds', 'flux-system', 'headlamp', 'oauth2-pr
 const FLUX_DEPLOYMENTS = ['helm-controller', 'kustomize-controller', 'source-controller'];
 let tb: Testbed;
 let sops: SopsRepo;
-
-/**
- * The standup CLI as its own process (so it can be interrupted, and sops gets its environment), against a testbed.
- * The TypeScript source, as test/integration/cli.ts runs it: never a dist/ build older than the code under test.
- */
-const standupProc = (t: Testbed, args: string[], cwd = PROJECT, env: Record<string, string> = {}) =>
-  // (tsx by path: the cwd is often a copy of the example repository, where `--import tsx` would not resolve.)
-  execa(process.execPath, ['--import', path.join(PROJECT, 'node_modules/tsx/dist/loader.mjs'), path.join(PROJECT, 'src/cli/main.ts'), ...args, '--kubeconfig', t.kubeconfigPath],
-    { cwd, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1', TSX_TSCONFIG_PATH: path.join(PROJECT, 'tsconfig.json'), ...env } });
 
 /** Files under the temp dir and the home dir changed since `since` that contain any of `needles` (outside `skip`). */
 function filesContaining(needles: string[], since: number, skip: string[]): string[] {
@@ -158,6 +149,32 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
     }
   });
 
+  it('a converged cluster: a second up and a resume write nothing but the request that fetches git; the Namespace both files declare keeps both sides\' labels', async () => {
+    const writes = (since: Date, until: Date) =>
+      readAudit(tb.auditLog, { since, until, mutating: true }).filter((e) => !e.requestURI.includes('dryRun=All')).map(describeAudit);
+    // The one justified write: reconcile.fluxcd.io/requestedAt on the root source, asking source-controller whether
+    // git moved (standup's only way to learn git's newest revision). Nothing is applied, no tier is asked again.
+    const FETCH = 'patch gitrepositories flux-system/flux-system -> 200';
+    for (const cmd of [['up', '--source-url', mirror], ['resume']]) {
+      const t0 = new Date();
+      const r = await standupProc(tb, [cmd[0]!, '--repo', sops.repo, '--cluster', 'dev', ...cmd.slice(1), '-o', 'json'], sops.repo, sops.env);
+      const t1 = new Date();
+      expect(r.exitCode, r.all).toBe(0);
+      expect(writes(t0, t1), cmd[0]).toEqual([FETCH]);
+      expect(changes(r.stdout).filter((e) => !e.action.startsWith('annotated') && e.action !== 'unchanged').map((e) => `${e.object} ${e.action}`), cmd[0]).toEqual([]);
+    }
+    // Declared in gotk-components.yaml (with the labels the flux CLI finds its install by) and in the sync directory
+    // (with the prune label): one merged declaration, so neither apply strips the other's labels.
+    const ns = await tb.kubeConfig().makeApiClient(CoreV1Api).readNamespace({ name: 'flux-system' });
+    expect(ns.metadata?.labels).toMatchObject({ 'app.kubernetes.io/instance': 'flux-system', 'kustomize.toolkit.fluxcd.io/prune': 'disabled' });
+    // The dry run agrees: every object of every step unchanged.
+    const dry = await standupProc(tb, ['up', '--repo', sops.repo, '--cluster', 'dev', '--source-url', mirror, '--dry-run', '-o', 'json'], sops.repo, sops.env);
+    expect(dry.exitCode, dry.all).toBe(0);
+    const applies = changes(dry.stdout).filter((e) => !e.action.startsWith('annotated'));
+    expect(applies.length).toBeGreaterThan(0);
+    expect(applies.filter((e) => e.action !== 'unchanged').map((e) => `${e.object} ${e.action}`)).toEqual([]);
+  });
+
   it('reset --up: tiers torn down in reverse order and stood up again; Flux itself stays', async () => {
     const uids = async () => (await fluxDeployments(tb)).map((d) => d.metadata?.uid).sort();
     const before = await uids();
@@ -175,6 +192,10 @@ describe.sequential('Flux installed into the cluster from the repository', () =>
     expect(await uids()).toEqual(before);
   });
 });
+
+/** The `change` events of a `-o json` run. */
+const changes = (stdout: string) =>
+  stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; object: string; action: string }).filter((e) => e.type === 'change');
 
 async function allTiersReady(t: Testbed, sha: string): Promise<boolean> {
   // Killed right after the install created the Flux CRDs, the API server may still answer 429 "storage is

@@ -10,15 +10,31 @@ export interface Ks extends FluxObject {
 }
 
 /**
+ * A read retried while the API server answers 429 "storage is (re)initializing" (its watch cache relisting after an
+ * etcd compaction or a restart, which another file on the shared testbed may have just caused), once a second as its
+ * Retry-After says, as client-go does; for up to 30 s.
+ */
+async function busyRetried<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (e) {
+      if ((e as { code?: number }).code !== 429 || attempt >= 30) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+/**
  * Direct reads and deletes for assertions and clean-up, independent of standup's own client; built on the testbed's
  * helpers (test/testbed) with null for "absent", which the assertions read best.
  */
 export function kube(kc: KubeConfig) {
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   return {
-    namespace: async (name: string) => ((await namespaceExists(kc, name)) ? name : null),
-    kustomizations: async (namespace = 'flux-system') => (await listKustomizations(kc, namespace)) as Ks[],
-    gitRepository: async (name: string, namespace = 'flux-system') => (await getFlux(kc, GIT_REPOSITORY, name, namespace)) ?? null,
+    namespace: async (name: string) => ((await busyRetried(() => namespaceExists(kc, name))) ? name : null),
+    kustomizations: async (namespace = 'flux-system') => (await busyRetried(() => listKustomizations(kc, namespace))) as Ks[],
+    gitRepository: async (name: string, namespace = 'flux-system') => (await busyRetried(() => getFlux(kc, GIT_REPOSITORY, name, namespace))) ?? null,
     async crd(name: string) {
       try {
         return await ext.readCustomResourceDefinition({ name });

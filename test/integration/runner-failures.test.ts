@@ -1,15 +1,23 @@
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe as describeFlux } from '../testbed/flux-client.js';
 import { connect, type TestbedClient } from '../testbed/harness.js';
-import { PROJECT, standup, standupProcess } from './cli.js';
+import { PROJECT, standup, standupProcess, standupWithin } from './cli.js';
 import { serveFixture, type RepoSpec } from './fixture-repo.js';
-import { kube, ready, until } from './kube.js';
+import { kube, ready, until, type Ks } from './kube.js';
+import { cleanupNamespace, deploymentYaml, settled } from './namespaced.js';
 
-// Issue 11 on the real testbed: the runner at 2 a.m. Each test has its own namespace and repository, and removes
+/**
+ * Done with what it was asked: a verdict (Ready True or False), not Unknown "Reconciliation in progress". A failed
+ * Kustomization keeps Reconciling=True (ProgressingWithRetry) and its old observedGeneration, so neither says "busy".
+ */
+const settledKs = (k: Ks): boolean => ['True', 'False'].includes(k.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? '');
+
+// The runner at 2 a.m., on the real testbed. Each test has its own namespace and repository, and removes
 // what it made. The never-pulled image keeps a Deployment unready either way: without a node its pods are never scheduled,
 // with one (the default) they stop at ErrImageNeverPull.
 
@@ -17,24 +25,7 @@ let tb: TestbedClient;
 let k: ReturnType<typeof kube>;
 const made: { ns: string; dirs: string[] }[] = [];
 
-const deployment = (name: string, ns: string, image = 'ghcr.io/fluxcd/never-pulled:v0') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: ${ns}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: ${name}}
-  template:
-    metadata:
-      labels: {app: ${name}}
-    spec:
-      containers:
-        - name: manager
-          image: ${image}
-          imagePullPolicy: Never
-`;
+const deployment = (name: string, ns: string, image = 'ghcr.io/fluxcd/never-pulled:v0') => deploymentYaml(name, ns, image);
 
 /** A repository served on the testbed and checked out: standup reads `dir`, Flux fetches `url`. */
 async function fixture(name: string, spec: RepoSpec) {
@@ -42,19 +33,6 @@ async function fixture(name: string, spec: RepoSpec) {
   made.push({ ns: spec.ns, dirs: [f.dir] });
   const t = (cmd: string, ...extra: string[]) => [cmd, '--repo', f.dir, '--cluster', 't', '--kubeconfig', tb.kubeconfigPath, ...extra];
   return { ...f, t };
-}
-
-/** Everything a test made in its namespace, root sync first (its prune takes the tiers), then the namespace. */
-async function cleanup(ns: string) {
-  const kc = tb.kubeConfig();
-  const api = kc.makeApiClient(CustomObjectsApi);
-  // A suspended root would not prune: resume it, then delete.
-  await api.patchNamespacedCustomObject({ group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', namespace: ns, name: 'root', body: { spec: { suspend: null } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)).catch(() => undefined);
-  for (const ks of await k.kustomizations(ns).catch(() => [])) await k.deleteKs(ks.metadata.name, ns);
-  await until(`the Kustomizations of ${ns} to be gone`, async () => (await k.kustomizations(ns).catch(() => [])).length === 0, 120_000);
-  await k.deleteGit('src', ns).catch(() => undefined);
-  await kc.makeApiClient(CoreV1Api).deleteNamespace({ name: ns }).catch(() => undefined);
-  await until(`namespace ${ns} to be gone`, async () => (await k.namespace(ns)) === null, 120_000);
 }
 
 const events = (r: { events: Record<string, unknown>[] }, type: string) => r.events.filter((e) => e.type === type);
@@ -67,7 +45,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const m of made) {
-    await cleanup(m.ns);
+    await cleanupNamespace(tb.kubeConfig(), m.ns);
     for (const d of m.dirs) rmSync(d, { recursive: true, force: true });
   }
 }, 600_000);
@@ -198,7 +176,9 @@ describe.sequential('Ctrl-C and the API server going away (items 4 and 5)', () =
     const child = standupProcess(args);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    await until('the slow tier to be waited on', async () => out.includes('"type":"step-start","id":"tier:r-away/slow"'), 60_000, 200);
+    await until('the slow tier to be waited on', async () => out.includes('"type":"step-start","id":"tier:r-away/slow"'), 60_000, 200).catch((e) => {
+      throw new Error(`${e.message}; output so far:\n${out.trim().split('\n').slice(-15).join('\n')}`);
+    });
     const away = Date.now();
     proxy.down();
     await until('the outage to be reported', async () => out.includes('cluster unreachable since'), 20_000, 200);
@@ -213,6 +193,13 @@ describe.sequential('Ctrl-C and the API server going away (items 4 and 5)', () =
     expect(done.exitCode, done.stderr).toBe(3);
     const end = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'run-end');
     expect(end.message).toMatch(/--timeout 1m ran out .*the API server has been unreachable since \d\d:\d\d:\d\d/);
+    // One message per fact: gone, back, gone, each said once however many requests failed meanwhile; "since" is the
+    // server's last answer, which came before the proxy went down.
+    const said = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'log' && /cluster (unreachable since|reachable again)/.test(e.message)).map((e) => e.message as string);
+    expect(said.map((m) => (m.includes('unreachable since') ? 'gone' : 'back'))).toEqual(['gone', 'back', 'gone']);
+    const since = /unreachable since (\d\d:\d\d:\d\d) \(its last answer/.exec(said[0]!)?.[1];
+    expect(since, said[0]).toBeDefined();
+    expect(since! <= new Date(away).toTimeString().slice(0, 8), `${said[0]} (went away at ${new Date(away).toTimeString().slice(0, 8)})`).toBe(true);
   });
 });
 
@@ -232,12 +219,18 @@ describe.sequential('the truth per tier, reset and resume, two writers, unknown 
     // `check` renders every tier and would refuse bad's build, so the cluster gets the broken tier with --force.
     const r = await standup(f.t('up', '--force', '--record', path.join(f.dir, 'r.json'), '-o', 'json'));
     expect(r.code, r.stderr).toBe(1);
-    const live = await k.kustomizations(ns);
+    // The controller may still be handling standup's reconcile request for a tier that was already Ready from its
+    // first reconcile (Ready=Unknown "Reconciliation in progress" for a moment): compare once the cluster is done.
+    const live = await until('every tier to settle', async () => {
+      const all = await k.kustomizations(ns);
+      return all.every(settledKs) ? all : undefined;
+    }, 60_000, 300);
     for (const name of ['bad', 'g1', 'g2', 'g3', 'after']) {
       const result = endOf(r, `tier:${ns}/${name}`)?.result;
       const ks = live.find((x) => x.metadata.name === name);
-      if (ks && ready(ks)) expect(['ok', 'skipped'], name).toContain(result);
-      else expect(['failed', 'not-run'], name).toContain(result);
+      const said = `${name}: standup said ${result}, the cluster says ${ks ? describeFlux(ks) : 'not found'}`;
+      if (ks && ready(ks)) expect(['ok', 'skipped'], said).toContain(result);
+      else expect(['failed', 'not-run'], said).toContain(result);
     }
     expect(endOf(r, `tier:${ns}/g3`)?.result).toBe('ok');
     expect(endOf(r, `tier:${ns}/bad`)?.result).toBe('failed');
@@ -260,12 +253,14 @@ describe.sequential('the truth per tier, reset and resume, two writers, unknown 
   it('reset says the root sync stays suspended, and resume takes back the suspension reset made', async () => {
     const ns = 'r-reset';
     const f = await fixture('r-reset', { ns, tiers: { a: {}, b: { dependsOn: ['a'] } } });
-    expect((await standup(f.t('up'))).code).toBe(0);
-    const reset = await standup(f.t('reset', '--yes'));
+    // Each command has a --timeout well inside the test's: a run that does not finish fails with what it waited on.
+    const up = await standupWithin(55_000, f.t('up', '--timeout', '50s'));
+    expect(up.code, up.stderr).toBe(0);
+    const reset = await standupWithin(55_000, f.t('reset', '--yes', '--timeout', '50s'));
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stderr).toContain(`the root sync ${ns}/root stays suspended`);
     expect(reset.stderr).toContain('`standup up` resumes it');
-    const resumed = await standup(f.t('resume', '-o', 'json'));
+    const resumed = await standupWithin(55_000, f.t('resume', '-o', 'json', '--timeout', '50s'));
     expect(resumed.code, resumed.stderr).toBe(0);
     const root = (await k.kustomizations(ns)).find((x) => x.metadata.name === 'root')!;
     expect(root.spec?.suspend).toBeUndefined();
@@ -281,6 +276,22 @@ describe.sequential('the truth per tier, reset and resume, two writers, unknown 
     expect(r.stderr).toContain(`would delete Kustomization/${ns}/b`);
     expect(r.stderr).not.toMatch(/Suspend the root sync: \S+ suspended/);
     expect((await k.kustomizations(ns)).find((x) => x.metadata.name === 'root')!.spec?.suspend).toBeUndefined();
+  });
+
+  it('reset on a cluster whose root sync is gone: nothing to suspend, said so, and the tiers are still torn down', async () => {
+    const ns = 'r-noroot';
+    const f = await fixture('r-noroot', { ns, tiers: { a: {} } });
+    expect((await standupWithin(55_000, f.t('up', '--timeout', '50s'))).code).toBe(0);
+    // Without prune first, the controller's garbage collection would delete the tiers with it.
+    const api = tb.kubeConfig().makeApiClient(CustomObjectsApi);
+    await api.patchNamespacedCustomObject({ group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', namespace: ns, name: 'root', body: { spec: { prune: false } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await k.deleteKs('root', ns);
+    await until('the root sync to be gone', async () => !(await k.kustomizations(ns)).some((x) => x.metadata.name === 'root'), 30_000);
+    const r = await standupWithin(55_000, f.t('reset', '--yes', '--timeout', '50s'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${ns}/root is not on the cluster: nothing to suspend`);
+    expect(r.stderr).not.toContain('suspended');
+    expect((await k.kustomizations(ns)).map((x) => x.metadata.name)).toEqual([]);
   });
 
   it('two root syncs fighting over one GitRepository: reported with both writers, exit 1', async () => {
@@ -435,16 +446,6 @@ describe.sequential('Flux installed from the repository, and workloads Flux wait
     expect(r.stderr).toMatch(tb.node ? /imagePullPolicy is Never/ : /join a node/);
   }, 180_000);
 });
-
-/** The process's result, or (after `ms`) the result of killing it: a hang fails the test with its output. */
-async function settled<T>(child: PromiseLike<T> & { kill(signal?: 'SIGKILL'): boolean }, ms: number): Promise<T> {
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  try {
-    return await child;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A TCP forwarder to the API server that a test can take down (connections reset, new ones refused) and bring back. */
 /**

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { yamlFilesUnder } from '../../src/repo/yaml-check.js';
+import { yamlFilesUnder } from '../../src/repo/yaml-errors.js';
 import type { GitRepos } from '../testbed/harness.js';
 
 /**

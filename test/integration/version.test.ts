@@ -11,7 +11,7 @@ import { standup } from './cli.js';
 const info = inject('testbed');
 const client = createClusterClient(loadKubeconfig({ kubeconfig: info.kubeconfigPath }));
 const NS = 'it-version';
-const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: 'kustomizations.kustomize.toolkit.fluxcd.io' };
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: null, name: 'kustomizations.kustomize.toolkit.fluxcd.io' };
 const ns: K8sObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } };
 const controller: K8sObject = {
   apiVersion: 'apps/v1',
@@ -31,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.patchMerge(CRD, { metadata: { labels: { 'app.kubernetes.io/version': null } } }).catch(() => undefined);
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS }).catch(() => undefined);
+  await client.delete({ apiVersion: 'v1', kind: 'Namespace', namespace: null, name: NS }).catch(() => undefined);
 });
 
 describe('standup version against the testbed', () => {

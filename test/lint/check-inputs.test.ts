@@ -2,12 +2,13 @@ import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHART_CRDS, chartEntry } from '../../src/lint/chart-crds.js';
+import { CHART_CRDS, chartEntry } from '../../src/model/chart-crds.js';
 import { applySuppressions, parseIgnore } from '../../src/lint/suppress.js';
 import type { Problem } from '../../src/model/problem.js';
-import { readBootstrap } from '../../src/repo/bootstrap.js';
-import { ParseMemo, sharedMemo } from '../../src/repo/parse-memo.js';
-import { parseConfig } from '../../src/repo/config.js';
+import { readPreFluxInstalls } from '../../src/bootstrap/pre-flux-installs.js';
+import { ParseMemo } from '../../src/cache/parse-memo.js';
+import { parseConfig } from '../../src/repo/tiers-yaml-parser.js';
+import { CONFIG_FILE } from '../../src/repo/tiers-yaml.js';
 import { cluster, config, ks, obj } from '../helpers/model.js';
 
 describe('the chart -> CRD groups table', () => {
@@ -68,7 +69,7 @@ describe('reading the bootstrap', () => {
     ].join('\n'));
     write('bootstrap/crds/gateway.yaml', 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gateways.gateway.networking.k8s.io\nspec:\n  group: gateway.networking.k8s.io\n');
     write('bootstrap/helmfile/broken.yaml', 'releases:\n  - name: a\n    chart: [unclosed\n');
-    const b = readBootstrap(root, config(), []);
+    const b = readPreFluxInstalls(root, config(), []);
     expect(b.installs.map((i) => [i.kind, i.name, i.chart, i.groups])).toEqual([
       ['hook-apply', 'gateway.yaml', null, ['gateway.networking.k8s.io']],
       ['helmfile-release', 'cilium', 'cilium/cilium', ['cilium.io']],
@@ -82,12 +83,12 @@ describe('reading the bootstrap', () => {
     write('helmfile.yaml', 'releases:\n  - name: cilium\n    chart: cilium/cilium\n  - name: off\n    chart: x/y\n    installed: false\n');
     write('bootstrap/helmfile/broken.yaml', 'releases:\n  - name: a\n    chart: [unclosed\n');
     const file = path.join(root, '.memo');
-    new ParseMemo(file);
-    const first = readBootstrap(root, config(), []);
-    sharedMemo().save();
+    const load = new ParseMemo(file);
+    const first = readPreFluxInstalls(root, config(), [], [], load);
+    load.save();
     const memo = new ParseMemo(file); // the next load's, read back from disk
     expect(memo.peek('helmfile-releases', 'releases:\n  - name: a\n    chart: [unclosed\n')).toMatchObject({ error: { line: 4 } });
-    expect(readBootstrap(root, config(), [])).toEqual(first);
+    expect(readPreFluxInstalls(root, config(), [], [], memo)).toEqual(first);
     expect(first.installs.map((i) => [i.name, i.line])).toEqual([['cilium', 2]]);
     expect(first.problems.map((p) => [p.file, p.line])).toEqual([['bootstrap/helmfile/broken.yaml', 4]]);
   });
@@ -102,28 +103,28 @@ describe('reading the bootstrap', () => {
     symlinkSync(path.join(elsewhere, 'helmfile.d'), path.join(root, 'bootstrap', 'helmfile.d'));
     symlinkSync(path.join(elsewhere, 'one.yaml'), path.join(root, 'helmfile.yaml'));
     symlinkSync(path.join(elsewhere, 'gone.yaml'), path.join(root, 'helmfile.gone.yaml'));
-    expect(readBootstrap(root, config(), []).installs.map((i) => i.name).sort()).toEqual(['linked-dir', 'linked-file']);
+    expect(readPreFluxInstalls(root, config(), []).installs.map((i) => i.name).sort()).toEqual(['linked-dir', 'linked-file']);
   });
 
   it('infers Talos from a machine configuration, and tiers.yaml platform: wins', () => {
     const { root, write } = repo();
     write('talos/controlplane.yaml', 'version: v1alpha1\nmachine:\n  type: controlplane\ncluster:\n  name: x\n');
-    expect(readBootstrap(root, config(), []).platforms).toEqual([{ platform: 'talos', from: 'talos/controlplane.yaml (a Talos machine configuration)' }]);
-    expect(readBootstrap(root, config({ platform: 'k3s' }), []).platforms).toEqual([{ platform: 'k3s', from: 'tiers.yaml' }]);
+    expect(readPreFluxInstalls(root, config(), []).platforms).toEqual([{ platform: 'talos', from: 'talos/controlplane.yaml (a Talos machine configuration)' }]);
+    expect(readPreFluxInstalls(root, config({ platform: 'k3s' }), []).platforms).toEqual([{ platform: 'k3s', from: 'tiers.yaml' }]);
   });
 });
 
 describe('tiers.yaml: ignore, platform, no clusters', () => {
   it('accepts a file with only externalCrds', () => {
-    expect(parseConfig('externalCrds: [monitoring.coreos.com]\n').clusters).toEqual({});
+    expect(parseConfig('externalCrds: [monitoring.coreos.com]\n', CONFIG_FILE).clusters).toEqual({});
   });
   it('accepts platform as a name or a list, and rejects an unknown one at its line', () => {
-    expect(parseConfig('platform: talos\n').platform).toEqual(['talos']);
-    expect(() => parseConfig('version: 1\nplatform: [windows]\n')).toThrow(/tiers\.yaml:2:\d+: platform/);
+    expect(parseConfig('platform: talos\n', CONFIG_FILE).platform).toEqual(['talos']);
+    expect(() => parseConfig('version: 1\nplatform: [windows]\n', CONFIG_FILE)).toThrow(/tiers\.yaml:2:\d+: platform/);
   });
   it('requires a reason and a known code for every ignore entry, naming file:line', () => {
-    expect(() => parseConfig('ignore:\n  - code: runtime-crd\n    group: a.io\n')).toThrow(/tiers\.yaml:2:\d+: ignore\[0\]\.reason: a reason is required/);
-    expect(() => parseConfig('ignore:\n  - {code: runtime-crdd, group: a.io, reason: x}\n')).toThrow(/tiers\.yaml:2:\d+: ignore\[0\]\.code/);
+    expect(() => parseConfig('ignore:\n  - code: runtime-crd\n    group: a.io\n', CONFIG_FILE)).toThrow(/tiers\.yaml:2:\d+: ignore\[0\]\.reason: a reason is required/);
+    expect(() => parseConfig('ignore:\n  - {code: runtime-crdd, group: a.io, reason: x}\n', CONFIG_FILE)).toThrow(/tiers\.yaml:2:\d+: ignore\[0\]\.code/);
   });
 });
 

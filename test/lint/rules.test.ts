@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lint } from '../../src/lint/index.js';
 import { parseLegacyOrder } from '../../src/lint/rules/legacy-order.js';
 import { pluralGuess } from '../../src/lint/rules/runtime-crd.js';
+import { emptyBootstrap } from '../../src/model/bootstrap.js';
 import { cluster, config, crd, ks, obj, plan } from '../helpers/model.js';
 
 const codes = (ps: { code: string; severity: string }[]) => ps.map((p) => `${p.severity}:${p.code}`);
@@ -9,7 +10,7 @@ const PLATFORM = 'flux-system/platform';
 const CONFIG = 'flux-system/platform-config';
 const CDI_TIER = 'flux-system/platform-config-cdi';
 
-// The seeds, reduced: the operator install brings cdis.cdi.kubevirt.io; storageprofiles appears only at runtime.
+// The example's CDI tiers, reduced: the operator install brings cdis.cdi.kubevirt.io; storageprofiles appears only at runtime.
 const seedObjects = (profileOwner: string) => [
   crd('cdi.kubevirt.io', 'CDI', 'cdis', PLATFORM),
   obj('cdi.kubevirt.io/v1beta1', 'CDI', 'cdi', CONFIG),
@@ -142,6 +143,41 @@ describe('graph rules', () => {
     const problems = lint({ clusters: [plan(c)], config: config() });
     expect(problems.map((p) => `${p.code}:${p.object}`)).toEqual(['wait-dependency:Kustomization/flux-system/a']);
   });
+  it('a tier whose every HelmRelease the bootstrap installs before Flux: an info naming the bootstrap; one it does not install stays a warning', () => {
+    const hr = (name: string, owner: string) => ({ ...obj('helm.toolkit.fluxcd.io/v2', 'HelmRelease', name, owner), namespace: 'kube-system' });
+    const c = cluster('dev', [ks('cilium', { wait: false }), ks('cilium-config', { dependsOn: ['cilium'] }), ks('mixed', { wait: false }), ks('after', { dependsOn: ['mixed'] })], [
+      hr('cilium', 'flux-system/cilium'),
+      hr('cilium', 'flux-system/mixed'),
+      hr('hubble-ui', 'flux-system/mixed'),
+    ]);
+    const bootstrap = {
+      ...emptyBootstrap(),
+      installs: [
+        { name: 'cilium', namespace: 'kube-system', kind: 'helmfile-release' as const, chart: 'cilium/cilium', groups: [], file: 'bootstrap/helmfile.yaml', line: 7 },
+        // Rendered for its CRDs only (helm template --include-crds): the release itself is not running.
+        { name: 'hubble-ui', namespace: 'kube-system', kind: 'helmfile-release' as const, chart: 'cilium/hubble-ui', groups: [], file: 'bootstrap/crds.yaml', line: 3, crdsOnly: true },
+      ],
+    };
+    const problems = lint({ clusters: [plan(c)], config: config(), bootstrap }).filter((p) => p.code === 'wait-dependency');
+    expect(problems.map((p) => [p.object, p.severity])).toEqual([
+      ['Kustomization/flux-system/cilium', 'info'],
+      ['Kustomization/flux-system/mixed', 'warning'],
+    ]);
+    expect(problems[0]!.message).toContain('every HelmRelease it applies (kube-system/cilium) is installed before Flux by the bootstrap (bootstrap/helmfile.yaml:7)');
+  });
+  it('leaves out dependents the tier applies itself (a child depending on its ancestor): wait: true there would deadlock', () => {
+    const c = cluster('dev', [
+      ks('root', { wait: false }),
+      ks('apps', { parent: 'flux-system/root', dependsOn: ['root'], wait: false }),
+      ks('web', { parent: 'flux-system/apps', dependsOn: ['root'], wait: false }),
+      ks('infra', { wait: false }),
+      ks('db', { parent: 'flux-system/infra', dependsOn: ['infra'] }),
+      ks('api', { dependsOn: ['infra'] }),
+    ]);
+    const problems = lint({ clusters: [plan(c)], config: config() }).filter((p) => p.code === 'wait-dependency');
+    expect(problems.map((p) => p.object)).toEqual(['Kustomization/flux-system/infra']);
+    expect(problems[0]!.message).toContain('has 1 dependent(s) (flux-system/api)');
+  });
 });
 
 describe('cluster-drift', () => {
@@ -161,10 +197,10 @@ describe('cluster-drift', () => {
 });
 
 describe('legacy-order', () => {
-  const seeds = cluster('prod', [ks('platform'), ks('platform-config', { dependsOn: ['platform'] }), ks('platform-config-cdi', { dependsOn: ['platform-config'] }), ks('apps-vms', { dependsOn: ['platform-config-cdi'] })]);
-  const run = (text: string) => lint({ clusters: [plan(seeds)], config: config(), legacyOrder: { file: 'bootstrap/standup.sh', tiers: parseLegacyOrder(text) } });
+  const cdi = cluster('prod', [ks('platform'), ks('platform-config', { dependsOn: ['platform'] }), ks('platform-config-cdi', { dependsOn: ['platform-config'] }), ks('apps-vms', { dependsOn: ['platform-config-cdi'] })]);
+  const run = (text: string) => lint({ clusters: [plan(cdi)], config: config(), legacyOrder: { file: 'bootstrap/standup.sh', tiers: parseLegacyOrder(text) } });
 
-  it('reports the tier the hand-kept list misses (the seeds\' known follow-up)', () => {
+  it('reports the tier the hand-kept list misses (platform-config-cdi, added to the graph after the list was written)', () => {
     const problems = run('#!/bin/bash\nTIER_ORDER=(\n  platform\n  platform-config   # core\n  "apps-vms"\n)\necho\n');
     expect(codes(problems)).toEqual(['error:legacy-order']);
     expect(problems[0]!.message).toContain('misses flux-system/platform-config-cdi');

@@ -43,7 +43,7 @@ describe('runtime-crd: what exists before Flux', () => {
   const deadlocked = () => cluster('dev', [ks('o11y')], [hr('kube-prometheus-stack', 'flux-system/o11y'), monitor('flux-system/o11y')]);
   const release = (name: string, chart: string | null): Bootstrap => ({ ...emptyBootstrap(), installs: [{ name, namespace: 'o11y', kind: 'helmfile-release', chart, groups: [], file: 'bootstrap/helmfile/crds.yaml', line: 3 }] });
 
-  it('a bootstrap helmfile release of the chart: no finding (the seeds-style deadlock is not one there)', () => {
+  it('a bootstrap helmfile release of the chart: no finding (a same-tier CR of that chart is no deadlock there)', () => {
     expect(crdFindings(deadlocked())).toEqual(['error:flux-system/o11y']);
     expect(crdFindings(deadlocked(), release('kps', 'oci://ghcr.io/prometheus-community/charts/kube-prometheus-stack'))).toEqual([]);
   });

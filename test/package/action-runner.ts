@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 // variables a runner sets (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, GITHUB_ACTION_PATH, GITHUB_EVENT_PATH...),
 // `env:` and `working-directory:` evaluated from the inputs, and step outputs read back from GITHUB_OUTPUT. `uses:`
 // steps (actions/setup-node) are not run: Node is already here. Expressions beyond the few an action needs
-// (`inputs.x`, `steps.id.outputs.y`, `github.token`, `always()`, `inputs.x != ''`) make it throw, so a change to
+// (`inputs.x`, `steps.id.outputs.y`, `github.token`, `github.sha`, `runner.os`, `always()`, `inputs.x != ''`) make it throw, so a change to
 // action.yml that this cannot evaluate fails the test instead of passing untested.
 
 interface Step {
@@ -35,6 +35,8 @@ export interface StepResult {
   exitCode: number | null;
   stdout: string;
   stderr: string;
+  /** A `uses:` step's `with:`, evaluated (what actions/cache would be given). */
+  with?: Record<string, string>;
 }
 
 export interface ActionRun {
@@ -98,8 +100,9 @@ export async function runAction(actionFile: string, o: RunOptions): Promise<Acti
       continue;
     }
     if (step.uses) {
-      for (const v of Object.values(step.with ?? {})) evaluate(v, ctx); // the inputs it would get must evaluate
-      results.push({ name, status: 'not-a-shell-step', exitCode: null, stdout: '', stderr: '' });
+      // The inputs it would get must evaluate.
+      const given = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)]));
+      results.push({ name, status: 'not-a-shell-step', exitCode: null, stdout: '', stderr: '', with: given });
       continue;
     }
     if (step.shell !== 'bash') throw new Error(`step "${name}": shell ${step.shell}, not bash`);
@@ -141,6 +144,8 @@ function evaluate(text: string, ctx: Ctx): string {
     if ((m = /^inputs\.([\w-]+)$/.exec(expr))) return ctx.inputs[m[1]!] ?? '';
     if ((m = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expr))) return ctx.steps[m[1]!]?.outputs[m[2]!] ?? '';
     if (expr === 'github.token') return ctx.token;
+    if (expr === 'github.sha') return '0'.repeat(40);
+    if (expr === 'runner.os') return 'Linux';
     throw new Error(`expression the test runner cannot evaluate: ${expr}`);
   });
 }

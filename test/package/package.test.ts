@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAction, runAction, type RunOptions } from './action-runner.js';
@@ -19,9 +20,10 @@ beforeAll(async () => {
   installed = await installOffline(packed);
 }, 240_000);
 
+// Removing an installed package's tree takes seconds on a busy machine: more than a hook's default 10 s.
 afterAll(() => {
   if (packed) rmSync(packed.dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const run = (args: string[], env: Record<string, string> = {}) =>
   execa(installed.bin, args, { cwd: installed.dir, reject: false, env: { NO_COLOR: '1', CI: 'true', ...env }, extendEnv: true });
@@ -57,11 +59,25 @@ describe('the tarball', () => {
     expect(bin).not.toMatch(/tsx|register\(/);
   });
 
-  it('ships the lockfile\'s production tree as its shrinkwrap, and no dev package', () => {
-    const prod = Object.entries(lock.packages).filter(([k, v]) => k !== '' && !v.dev).map(([k, v]) => [k, v.version]);
-    const shipped = Object.entries(packed.shrinkwrap.packages).filter(([k]) => k !== '').map(([k, v]) => [k, v.version]);
-    expect(shipped).toEqual(prod);
-    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(packed.shrinkwrap.packages[`node_modules/${dev}`]).toBeUndefined();
+  it('ships the lockfile\'s production tree as its shrinkwrap, without dev packages or what only the vendored client-node needs', () => {
+    const shipped = Object.entries(packed.shrinkwrap.packages).filter(([k]) => k !== '');
+    // Every shipped entry is the lockfile's own, at the same place and version.
+    expect(shipped.filter(([k, v]) => lock.packages[k]?.version !== v.version || lock.packages[k]?.dev)).toEqual([]);
+    for (const dep of Object.keys(packed.manifest.dependencies)) expect(packed.shrinkwrap.packages[`node_modules/${dep}`], dep).toBeDefined();
+    for (const gone of ['tsx', 'typescript', 'vitest', 'esbuild', '@kubernetes/client-node']) expect(packed.shrinkwrap.packages[`node_modules/${gone}`]).toBeUndefined();
+    expect(shipped.length).toBeLessThan(Object.keys(lock.packages).filter((k) => k !== '' && !lock.packages[k]!.dev).length);
+  });
+
+  it('publishes a manifest without lifecycle scripts (npm 11 warns on them) and without client-node, which dist/vendor holds', () => {
+    const manifest = packed.manifest as unknown as Record<string, unknown>;
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(Object.keys(packed.manifest.dependencies)).not.toContain('@kubernetes/client-node');
+    expect(packed.files).toContain('dist/vendor/client-node.js');
+    expect(execFileSync('tar', ['-xzOf', packed.tarball, 'package/dist/cluster/node-client.js'], { encoding: 'utf8' })).toContain("from '../vendor/client-node.js'");
+    // The clone keeps its scripts: packing restored package.json.
+    expect(JSON.parse(readFileSync(path.join(PROJECT, 'package.json'), 'utf8')).scripts.prepare).toBeDefined();
+    expect(existsSync(path.join(PROJECT, 'package.json.before-pack'))).toBe(false);
   });
 
   it('keeps engines truthful: every production dependency runs on the oldest Node the package claims', () => {
@@ -84,6 +100,39 @@ describe('installed from the tarball, production dependencies only', { timeout: 
       expect(existsSync(path.join(installed.packageDir, 'node_modules', dev))).toBe(false);
       expect(existsSync(path.join(installed.dir, 'node_modules', dev))).toBe(false);
     }
+  });
+
+  it('has no @kubernetes/client-node in its tree: the vendored bundle serves the cluster commands', async () => {
+    expect(existsSync(path.join(installed.dir, 'node_modules/@kubernetes/client-node'))).toBe(false);
+    expect(existsSync(path.join(installed.packageDir, 'node_modules/@kubernetes/client-node'))).toBe(false);
+    // A cluster command loads it: a kubeconfig naming a closed port gets standup's own answer, not an import error.
+    const kubeconfig = path.join(installed.dir, 'kubeconfig');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+    const r = await run(['version', '-o', 'json'], { KUBECONFIG: kubeconfig });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).serverError).toContain('cannot reach the API server https://127.0.0.1:1');
+  });
+
+  it('has no @bufbuild package in its tree: the vendored CEL bundle evaluates readyExpr and healthCheckExprs', async () => {
+    expect(existsSync(path.join(installed.dir, 'node_modules/@bufbuild'))).toBe(false);
+    expect(existsSync(path.join(installed.packageDir, 'node_modules/@bufbuild'))).toBe(false);
+    // The same module the runner loads (a failed load there only loses an explanation, so it is checked here).
+    const cel = pathToFileURL(path.join(installed.packageDir, 'dist/status/cel.js')).href;
+    const script = `const { loadCel } = await import(${JSON.stringify(cel)}); const c = await loadCel();
+      console.log(JSON.stringify([c.evaluate("status.phase.upperAscii() == 'READY' && size(status.items) == 2", { status: { phase: 'ready', items: [1, 2] } }), c.evaluate('1 +', {}).ok]));`;
+    const r = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false, cwd: installed.dir });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([{ ok: true, value: true }, false]);
+  });
+
+  it('on a Node older than the engines floor: a clear message and exit 2', async () => {
+    const old = path.join(installed.dir, 'old-node.mjs');
+    writeFileSync(old, "Object.defineProperty(process.versions, 'node', { value: '18.20.4' }); Object.defineProperty(process, 'version', { value: 'v18.20.4' });\n");
+    const r = await execa(process.execPath, ['--import', old, installed.bin, '--version'], { reject: false, cwd: installed.dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('standup needs Node.js 20.19 or newer; this is v18.20.4');
+    expect(r.stdout).toBe('');
   });
 
   it('standup --version prints the version in package.json', async () => {
@@ -155,8 +204,8 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', { timeo
 
   it('plan: installs standup, runs it, and writes the markdown to the job summary and the markdown output', async () => {
     const r = await act({ inputs: { command: 'plan --cluster dev' } });
-    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'success', 'success']);
-    expect(r.steps[1]!.stdout).toContain(`standup ${project.version} at ${path.join(job.prefix, 'bin/standup')}`);
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'not-a-shell-step', 'success', 'success', 'success']);
+    expect(r.steps[3]!.stdout).toContain(`standup ${project.version} at ${path.join(job.prefix, 'bin/standup')}`);
     expect(r.summary).toContain('### standup plan: cluster `dev`');
     expect(r.summary).toContain('TIER_ORDER=(crds platform oauth2-proxy platform-config apps headlamp platform-config-cdi apps-vms)');
     expect(r.outputs['exit-code']).toBe('0');
@@ -168,13 +217,13 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', { timeo
     const inputs = { command: 'diff --base --cluster dev', comment: 'true', 'node-version': '' };
     const event = { pull_request: { number: 7, base: { ref: 'main' } } };
     const first = await act({ inputs, workspace: job.checkout, event });
-    expect(first.steps.map((s) => s.status)).toEqual(['skipped', 'success', 'success', 'success']);
+    expect(first.steps.map((s) => s.status)).toEqual(['skipped', 'success', 'not-a-shell-step', 'success', 'success', 'success']);
     expect(first.summary).toContain('| ➕ | dependsOn | `apps` depends on `headlamp` |');
     expect(first.summary).toContain('```mermaid');
-    expect(first.steps[2]!.stderr).toContain('fetching the base branch');
-    expect(first.steps[3]!.stdout).toContain('commented on #7');
+    expect(first.steps[4]!.stderr).toContain('fetching the base branch');
+    expect(first.steps[5]!.stdout).toContain('commented on #7');
     const second = await act({ inputs, workspace: job.checkout, event });
-    expect(second.steps[3]!.stdout).toContain('updated comment 100 on #7');
+    expect(second.steps[5]!.stdout).toContain('updated comment 100 on #7');
     const comments = JSON.parse(readFileSync(job.env.FAKE_GH_STATE!, 'utf8')) as { id: number; body: string }[];
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toMatch(/^<!-- standup: diff --base --cluster dev -->\n### standup diff: /);
@@ -186,12 +235,70 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', { timeo
     expect(calls.every((c) => c.token === 'ghs_test_token')).toBe(true);
   });
 
+  it('a pull request that no longer changes the graph: the earlier comment says it was reverted; none is posted where there was none', async () => {
+    const event = { pull_request: { number: 7, base: { ref: 'main' } } };
+    // The branch put back as main has it (origin/main is in the checkout since the run above fetched it).
+    await execa('git', ['checkout', '-q', '--detach', 'origin/main'], { cwd: job.checkout });
+    try {
+      const reverted = await act({ inputs: { command: 'diff --base --cluster dev', comment: 'true', 'node-version': '' }, workspace: job.checkout, event });
+      expect(reverted.summary).toContain('No change in the Kustomization graph.');
+      expect(reverted.steps[5]!.stdout).toContain('updated comment 100 on #7');
+      const comments = JSON.parse(readFileSync(job.env.FAKE_GH_STATE!, 'utf8')) as { id: number; body: string }[];
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toMatch(/^<!-- standup: diff --base --cluster dev -->\n### standup: reverted\n\nAs of 000000000000, this pull request no longer changes/);
+      const quiet = await act({ inputs: { command: 'diff --base main --cluster dev', comment: 'true', 'node-version': '' }, workspace: job.checkout, event });
+      expect(quiet.steps[5]!.stdout).toContain('no change in the graph or its problems: no comment');
+      expect(JSON.parse(readFileSync(job.env.FAKE_GH_STATE!, 'utf8'))).toHaveLength(1);
+    } finally {
+      await execa('git', ['checkout', '-q', '--detach', 'refs/remotes/pull/7/merge'], { cwd: job.checkout });
+    }
+  });
+
+  it('a pull request from a fork: no comment (its token is read-only), the summary has the diff', async () => {
+    const event = { pull_request: { number: 9, base: { ref: 'main', repo: { full_name: 'octo/fleet' } }, head: { repo: { full_name: 'someone/fleet' } } } };
+    const r = await act({ inputs: { command: 'diff --base --cluster dev', comment: 'true', 'node-version': '' }, workspace: job.checkout, event });
+    expect(r.summary).toContain('| ➕ | dependsOn | `apps` depends on `headlamp` |');
+    expect(r.steps[5]!.stdout).toContain('pull request from the fork someone/fleet');
+    const calls = readFileSync(job.env.FAKE_GH_LOG!, 'utf8');
+    expect(calls).not.toContain('issues/9');
+  });
+
+  it('keys the cache by the standup version the package resolves to and the repository\'s lockfile, not by the commit', async () => {
+    const cacheKey = (r: Awaited<ReturnType<typeof act>>) => r.steps[2]!.with!;
+    const unlocked = path.join(packed.dir, 'job', 'unlocked');
+    mkdirSync(unlocked, { recursive: true });
+    const a = await act({ inputs: { command: 'version --client' }, workspace: unlocked });
+    expect(a.steps[1]!.status).toBe('success');
+    // A directory (or tarball) by its content: the same package, the same key, whatever the commit.
+    expect(cacheKey(a).key).toMatch(/^standup-Linux-dir-[0-9a-f]{16}$/);
+    expect(cacheKey(a).key).not.toContain('0'.repeat(40));
+    expect(cacheKey(a)['restore-keys']).toBe(`${cacheKey(a).key}-lock-`);
+    const again = await act({ inputs: { command: 'version --client' }, workspace: unlocked });
+    expect(cacheKey(again).key).toBe(cacheKey(a).key);
+    // A repository with a lockfile: its hash is part of the key, and a changed lockfile is a new key.
+    const repo = path.join(packed.dir, 'job', 'locked');
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(path.join(repo, 'package-lock.json'), '{"lockfileVersion": 3, "packages": {}}\n');
+    const locked = await act({ inputs: { command: 'version --client' }, workspace: repo });
+    expect(cacheKey(locked).key).toMatch(new RegExp(`^${cacheKey(a).key}-lock-[0-9a-f]{16}$`));
+    writeFileSync(path.join(repo, 'package-lock.json'), '{"lockfileVersion": 3, "packages": {"": {}}}\n');
+    const relocked = await act({ inputs: { command: 'version --client' }, workspace: repo });
+    expect(cacheKey(relocked).key).not.toBe(cacheKey(locked).key);
+    expect(cacheKey(relocked)['restore-keys']).toBe(cacheKey(locked)['restore-keys']);
+    // A registry spec npm cannot resolve here (offline): a warning, and the key carries the spec as written.
+    const offline = await act({ inputs: { command: 'version --client', package: '@standup-cli/standup@^0.1' }, workspace: unlocked });
+    expect(offline.steps[1]!.stdout).toContain('::warning title=standup::npm could not resolve @standup-cli/standup@^0.1');
+    expect(cacheKey(offline).key).toBe('standup-Linux-_standup-cli_standup__0.1');
+  });
+
   it('check: annotations on the files from workflow commands, the problems in the summary, the step failing with exit 2', async () => {
     const repo = path.join(packed.dir, 'job', 'fleet');
     cpSync(path.join(PROJECT, 'test/fixtures/lint/missing-dependency'), repo, { recursive: true });
     await execa('git', ['init', '-q'], { cwd: repo });
     const r = await act({ inputs: { command: 'check' }, workspace: repo });
-    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'not-a-shell-step', 'success', 'failure', 'success']);
+    // One check: the annotations come from the run that wrote the markdown (--annotations FILE).
+    expect(readFileSync(path.join(PROJECT, 'action.yml'), 'utf8').match(/^\s+standup "\$\{args\[@\]\}"/gm)).toHaveLength(2);
     expect(r.annotations).toEqual([
       expect.objectContaining({ level: 'error', props: expect.objectContaining({ file: 'clusters/dev/apps.yaml', line: '16' }) }),
     ]);
@@ -203,11 +310,11 @@ describe('action.yml, its shell steps run as a GitHub runner runs them', { timeo
 
   it('a failing command fails the step with standup\'s exit code, and the comment step still runs (and has nothing to post)', async () => {
     const r = await act({ inputs: { command: 'plan -o svg', comment: 'true' }, event: { pull_request: { number: 8 } } });
-    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'failure', 'success']);
-    expect(r.steps[2]!.exitCode).toBe(2);
-    expect(r.steps[2]!.stderr).toContain('unknown output format "svg"');
+    expect(r.steps.map((s) => s.status)).toEqual(['not-a-shell-step', 'success', 'not-a-shell-step', 'success', 'failure', 'success']);
+    expect(r.steps[4]!.exitCode).toBe(2);
+    expect(r.steps[4]!.stderr).toContain('unknown output format "svg"');
     expect(r.outputs['exit-code']).toBe('2');
-    expect(r.steps[3]!.stdout).toContain('no markdown to comment with');
+    expect(r.steps[5]!.stdout).toContain('no markdown to comment with');
     expect(r.failed).toBe(true);
   });
 });

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/repo/config.js';
+import { parseConfig } from '../../src/repo/tiers-yaml-parser.js';
+import { CONFIG_FILE } from '../../src/repo/tiers-yaml.js';
 import { SCHEMA_FILE, tiersSchemaText } from '../../scripts/gen-schema.js';
 import { validate } from './json-schema.js';
 
@@ -39,7 +40,7 @@ describe('schema/tiers.schema.json', () => {
     ['a version other than 1', 'version: 2\nclusters: {}', 'must be 1'],
     ['a cluster without a path', 'clusters: {dev: {context: x}}', 'missing "path"'],
   ])('rejects %s, as standup does', (_n, text, message) => {
-    expect(() => parseConfig(text)).toThrow();
+    expect(() => parseConfig(text, CONFIG_FILE)).toThrow();
     expect(validate(schema, parse(text)).join('\n')).toContain(message);
   });
 

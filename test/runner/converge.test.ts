@@ -4,22 +4,25 @@ import type { RunEvent } from '../../src/runner/events.js';
 import { LiveState } from '../../src/runner/live-state.js';
 import { StepTracker } from '../../src/runner/steps.js';
 import { cluster, ks, plan } from '../helpers/model.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import { FakeCluster } from '../fakes/fake-cluster.js';
 
 // crds <- platform <- apps, and crds <- tools
 const chain = () => plan(cluster('dev', [ks('crds'), ks('platform', { dependsOn: ['crds'] }), ks('apps', { dependsOn: ['platform'] }), ks('tools', { dependsOn: ['crds'] })]));
 const requested = (o: { metadata: { annotations?: Record<string, string> } }) => o.metadata.annotations!['reconcile.fluxcd.io/requestedAt']!;
 
-async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[] } = {}) {
+/** Converges the chain against the fake cluster on a fake clock (time moves only when nothing else can). */
+async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[]; clock?: FakeClock } = {}) {
+  const clock = o.clock ?? new FakeClock();
   const events: RunEvent[] = [];
   const ac = new AbortController();
-  const live = new LiveState(flux, ac.signal);
+  const live = new LiveState(flux, ac.signal, clock);
   await live.start();
   const emit = (e: RunEvent) => events.push(e);
-  if (o.abortAfterMs !== undefined) setTimeout(() => ac.abort(), o.abortAfterMs);
+  if (o.abortAfterMs !== undefined) clock.at(o.abortAfterMs, () => ac.abort());
   try {
     const outcomes = await converge({
-      ctx: chain(), client: flux, live, emit, steps: new StepTracker(emit), signal: ac.signal,
+      ctx: chain(), client: flux, live, emit, steps: new StepTracker(emit, clock.now), signal: ac.signal, clock,
       timeouts: { defaultMs: o.timeoutMs ?? 5000, tiers: {}, overallMs: Infinity },
       fallback: o.fallback ?? [], knowledge: { runtimeCrds: [], groupsInGit: new Set(), externalCrds: [] },
       tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 },
@@ -86,13 +89,14 @@ describe('converge', () => {
 
   it('does not fail on a failure left from before its own reconcile request', async () => {
     const flux = new FakeCluster();
+    const clock = new FakeClock();
     flux.ks('crds', 'ready');
     flux.ks('tools', 'ready');
     flux.ks('platform', 'failed', 'X/y dry-run failed: no matches for kind "X" in version "a.io/v1"');
     flux.ks('apps');
     // The fix (say `standup crds`) happened; the re-reconcile standup requests succeeds.
-    flux.onRequest = (key, o) => setTimeout(() => flux.ready(key.split('/')[1]!, requested(o)), 30);
-    const { outcomes, error } = await run(flux);
+    flux.onRequest = (key, o) => clock.at(30, () => flux.ready(key.split('/')[1]!, requested(o)));
+    const { outcomes, error } = await run(flux, { clock });
     expect(error).toBeUndefined();
     expect(outcomes?.map((x) => x.key)).toContain('flux-system/apps');
   });
@@ -116,22 +120,22 @@ describe('converge', () => {
 
   it('asks Flux again, backing off, after transient API failures it would otherwise retry only after retryInterval', async () => {
     const flux = new FakeCluster();
+    const clock = new FakeClock();
     for (const n of ['crds', 'apps', 'tools']) flux.ks(n, 'ready');
     flux.ks('platform');
     const requests: number[] = [];
     flux.onRequest = (key, o) => {
-      requests.push(Date.now());
+      requests.push(clock.now());
       if (requests.length <= 3) flux.fail('platform', requested(o), 'Namespace/platform dry-run failed: Get "https://127.0.0.1:6443/api/v1/namespaces/platform": dial tcp 127.0.0.1:6443: connect: connection refused');
       else flux.ready(key.split('/')[1]!, requested(o));
     };
-    const { outcomes, error, events } = await run(flux);
+    const { outcomes, error, events } = await run(flux, { clock });
     expect(error).toBeUndefined();
     expect(requests).toHaveLength(4);
     expect(outcomes?.find((x) => x.key === 'flux-system/platform')?.result).toBe('ok');
     expect(events.filter((e) => e.type === 'step-status' && / asking Flux again \(\d\)$/.test(e.message))).toHaveLength(3);
-    const gaps = requests.slice(1).map((t, i) => t - requests[i]!);
-    expect(gaps[0]).toBeGreaterThanOrEqual(25);
-    expect(gaps[2]).toBeGreaterThanOrEqual(90);
+    // 30 ms doubling, capped at 100 ms.
+    expect(requests.slice(1).map((t, i) => t - requests[i]!)).toEqual([30, 60, 100]);
   });
 
   it('times out with exit 3, naming the tier and its last status', async () => {
@@ -155,14 +159,15 @@ describe('converge', () => {
 
   it('after one tier fails, finishes the tiers that do not depend on it and reports each as the cluster says', async () => {
     const flux = new FakeCluster();
+    const clock = new FakeClock();
     for (const n of ['crds', 'platform', 'apps', 'tools']) flux.ks(n);
     flux.onRequest = (key, o) => {
       const name = key.split('/')[1]!;
       if (name === 'platform') flux.fail('platform', requested(o), 'kustomize build failed: accumulating resources: missing.yaml: no such file', 'BuildFailed');
       // tools becomes Ready well after platform has failed for good.
-      else setTimeout(() => flux.ready(name, requested(o)), name === 'tools' ? 150 : 0);
+      else clock.at(name === 'tools' ? 150 : 0, () => flux.ready(name, requested(o)));
     };
-    const { error, events } = await run(flux);
+    const { error, events } = await run(flux, { clock });
     expect(error?.exitCode).toBe(1);
     expect(error?.message).toContain('flux-system/platform failed (BuildFailed)');
     expect(ends(events)).toEqual({ crds: 'ok', platform: 'failed', tools: 'ok', apps: 'not-run' });

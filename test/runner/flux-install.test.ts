@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { K8sObject } from '../../src/cluster/client.js';
 import { waitFluxControllers } from '../../src/runner/install.js';
 import { StepTracker } from '../../src/runner/steps.js';
+import { FakeClock } from '../fakes/fake-clock.js';
 import { FakeCluster } from '../fakes/fake-cluster.js';
 
-// The Flux install's wait (the waiting half of issue 10), against the one fake; the real-node proofs are in
+// The Flux install's wait, against the one fake; the real-node proofs are in
 // test/integration/flux-install.test.ts, the node-less ones in test/integration/runner-failures.test.ts.
 
 const deployment = (name: string, status: Record<string, unknown> = {}): K8sObject => ({
@@ -24,14 +25,10 @@ const pod = (app: string, waiting: string): K8sObject => ({
 });
 const refs = (...names: string[]) => names.map((name) => ({ kind: 'Deployment', namespace: 'flux-system', name }));
 
-function clock() {
-  let t = 0;
-  return { now: () => t, sleep: async (ms: number) => void (t += ms) };
-}
-const wait = (client: FakeCluster, o: { names: string[]; file?: string; timeoutMs?: number; signal?: AbortSignal; pollMs?: number; real?: boolean }) =>
+const wait = (client: FakeCluster, o: { names: string[]; file?: string; timeoutMs?: number; signal?: AbortSignal; pollMs?: number; clock?: FakeClock }) =>
   waitFluxControllers({
     client, steps: new StepTracker(() => {}), id: 'install', signal: o.signal ?? new AbortController().signal, deployments: refs(...o.names),
-    file: o.file ?? 'gotk.yaml', timeoutMs: o.timeoutMs ?? 60_000, ...(o.real ? {} : clock()), ...(o.pollMs ? { pollMs: o.pollMs } : {}),
+    file: o.file ?? 'gotk.yaml', timeoutMs: o.timeoutMs ?? 60_000, clock: o.clock ?? new FakeClock(), ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
 
 describe('waiting for the Flux controllers', () => {
@@ -50,7 +47,7 @@ describe('waiting for the Flux controllers', () => {
     client.put(pod('kustomize-controller', 'ErrImageNeverPull'));
     const e = (await wait(client, { names: ['source-controller', 'kustomize-controller'], file: 'clusters/dev/flux-system/gotk-components.yaml' }).catch((x: unknown) => x)) as Error & { exitCode: number; hint: string };
     expect(e.exitCode).toBe(1);
-    expect(e.message).toBe('Flux install from clusters/dev/flux-system/gotk-components.yaml cannot start: Deployment/flux-system/kustomize-controller: 0/1 ready; kustomize-controller-abc: ErrImageNeverPull');
+    expect(e.message).toBe('Flux install from clusters/dev/flux-system/gotk-components.yaml cannot start: Deployment/flux-system/kustomize-controller: 0/1 ready; kustomize-controller-abc: ErrImageNeverPull (container manager)');
     expect(e.hint).toContain('Check the controller images named in clusters/dev/flux-system/gotk-components.yaml');
   });
 
@@ -66,8 +63,9 @@ describe('waiting for the Flux controllers', () => {
     const client = new FakeCluster();
     client.put(deployment('source-controller'));
     const ac = new AbortController();
-    const waiting = wait(client, { names: ['source-controller'], signal: ac.signal, pollMs: 60_000, real: true });
-    setTimeout(() => ac.abort(), 10);
+    const clock = new FakeClock();
+    const waiting = wait(client, { names: ['source-controller'], signal: ac.signal, pollMs: 60_000, clock });
+    clock.at(10, () => ac.abort());
     await expect(waiting).rejects.toMatchObject({ code: 'INTERRUPTED' });
   });
 });

@@ -4,7 +4,7 @@ import { forgetMirror, MIRROR_RECORD, recordedMirror, recordMirror, shownUrl } f
 import type { RootSync } from '../../src/plan/plan.js';
 import { FakeCluster } from '../fakes/fake-cluster.js';
 
-const root: RootSync = { key: 'flux-system/flux-system', source: { kind: 'GitRepository', namespace: 'flux-system', name: 'flux-system' } };
+const root: RootSync = { key: 'flux-system/flux-system', ks: { kind: 'Kustomization', namespace: 'flux-system', name: 'flux-system' }, source: { kind: 'GitRepository', namespace: 'flux-system', name: 'flux-system' } };
 const signal = new AbortController().signal;
 const cm = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'flux-system', name: MIRROR_RECORD };
 
@@ -14,7 +14,7 @@ describe('the mirror up records for resume', () => {
     const events: RunEvent[] = [];
     await recordMirror({ client: flux, emit: (e) => events.push(e), id: 'install', signal }, root, 'http://127.0.0.1:8080/homelab.git');
     expect(flux.writes.map((w) => w.id)).toEqual(['Namespace/flux-system', `ConfigMap/flux-system/${MIRROR_RECORD}`]);
-    expect(events).toEqual([{ type: 'change', id: 'install', object: `ConfigMap/flux-system/${MIRROR_RECORD}`, action: 'created', dryRun: false }]);
+    expect(events).toEqual([{ type: 'change', id: 'install', object: `ConfigMap/flux-system/${MIRROR_RECORD}`, change: { kind: 'apply', action: 'created' }, dryRun: false }]);
     expect(await recordedMirror(flux, root, signal)).toBe('http://127.0.0.1:8080/homelab.git');
   });
 
@@ -33,7 +33,7 @@ describe('the mirror up records for resume', () => {
     const events: RunEvent[] = [];
     await forgetMirror({ client: flux, emit: (e) => events.push(e), id: 'install', signal }, root);
     expect(await flux.find(cm)).toBeUndefined();
-    expect(events.map((e) => (e as { action?: string }).action)).toEqual(['deleted']);
+    expect(events.map((e) => (e.type === 'change' ? e.change : null))).toEqual([{ kind: 'delete', existed: true }]);
     await forgetMirror({ client: flux, emit: (e) => events.push(e), id: 'install', signal }, root);
     expect(events).toHaveLength(1);
   });

@@ -1,25 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/events.js';
-import type { RunTarget } from '../../src/runner/inputs.js';
 import { prunedObjects, runReset } from '../../src/runner/reset.js';
-import { cluster, ks, plan } from '../helpers/model.js';
 import { FakeCluster } from '../fakes/fake-cluster.js';
+import { runTarget } from '../fakes/run-target.js';
 
-function target(flux: FakeCluster, o: Partial<RunTarget> = {}): RunTarget {
-  return {
-    name: 'dev',
-    ctx: plan(cluster('dev', [ks('flux-system', { repoPath: 'clusters/dev' }), ks('apps')])),
-    client: flux,
-    guard: { cluster: 'dev', expectedContext: 'fake', actualContext: 'fake', actualServer: flux.server, pinned: true },
-    timeouts: { defaultMs: 5000, tiers: {}, overallMs: Infinity },
-    resettable: true,
-    problems: [],
-    fallback: { files: [], objects: [], crds: [] },
-    crdKnowledge: { runtimeCrds: [], groupsInGit: new Set(), externalCrds: [] },
-    bootstrap: null,
-    installsFlux: false,
-    ...o,
-  };
+const target = runTarget;
+
+/** A reset of a cluster that has Flux's Kustomization and GitRepository kinds. */
+async function resetWithFluxCrds(flux: FakeCluster) {
+  for (const name of ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io']) {
+    flux.put({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
+  }
+  const events: RunEvent[] = [];
+  const r = await runReset(target(flux), { emit: (e) => events.push(e), signal: new AbortController().signal, pollMs: 1 });
+  return { events, r };
 }
 
 describe('reset', () => {
@@ -40,15 +34,25 @@ describe('reset', () => {
     const flux = new FakeCluster();
     flux.ks('flux-system', 'ready');
     flux.ks('apps', 'ready');
-    flux.put({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'kustomizations.kustomize.toolkit.fluxcd.io' } });
-    flux.put({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gitrepositories.source.toolkit.fluxcd.io' } });
-    const events: RunEvent[] = [];
-    const r = await runReset(target(flux), { emit: (e) => events.push(e), signal: new AbortController().signal, pollMs: 1 });
+    const { r } = await resetWithFluxCrds(flux);
     expect(r.exitCode).toBe(0);
     expect(r.message).toContain('the root sync flux-system/flux-system is left suspended (`standup up` resumes it)');
     const root = flux.kustomization('flux-system')!;
     expect((root.spec as { suspend?: boolean }).suspend).toBe(true);
     expect(root.metadata.annotations?.['standup.io/suspended-by']).toMatch(/^standup reset at /);
+    expect(flux.kustomization('apps')).toBeUndefined();
+  });
+
+  it('on a cluster without the root Kustomization: skips the suspension and never says it suspended anything', async () => {
+    const flux = new FakeCluster();
+    flux.ks('apps', 'ready');
+    const { events, r } = await resetWithFluxCrds(flux);
+    expect(r.exitCode).toBe(0);
+    expect(r.message).toBe('reset done');
+    expect(events.find((e) => e.type === 'step-end' && e.id === 'suspend')).toMatchObject({ result: 'skipped', message: 'flux-system/flux-system is not on the cluster: nothing to suspend' });
+    expect(events.some((e) => e.type === 'change' && (e as { change: { kind: string } }).change.kind === 'suspend')).toBe(false);
+    expect(JSON.stringify(events)).not.toContain('stays suspended');
+    expect(flux.kustomization('flux-system')).toBeUndefined();
     expect(flux.kustomization('apps')).toBeUndefined();
   });
 

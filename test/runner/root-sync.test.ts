@@ -17,7 +17,7 @@ const patchedOf = (objs: K8sObject[]) => objs.filter((o) => Array.isArray((o.spe
 
 describe('mirrorSync', () => {
   it('points the source at the mirror and patches the root Kustomization the plan names', () => {
-    const root: RootSync = { key: 'flux-system/cluster', source };
+    const root: RootSync = { key: 'flux-system/cluster', ks: { kind: 'Kustomization', namespace: 'flux-system', name: 'cluster' }, source };
     const out = mirrorSync([repo, ks('cluster'), ks('other', { sourceRef: { kind: 'GitRepository', name: 'elsewhere' } })], root, MIRROR, 'clusters/dev/flux-system');
     expect(urlOf(out)).toBe(MIRROR);
     expect(patchedOf(out)).toEqual(['cluster']);
@@ -25,7 +25,7 @@ describe('mirrorSync', () => {
 
   it('with no root in the entry\'s build (a sync folder beside the entry), patches the one Kustomization of the sync that reads the root source', () => {
     // The up benchmark's joryirving graph: bootstrap/sync holds the root, the entry does not; this was refused.
-    const root: RootSync = { key: null, source };
+    const root: RootSync = { key: null, ks: null, source };
     const out = mirrorSync([repo, ks('cluster-apps'), ks('unrelated', { sourceRef: { kind: 'OCIRepository', name: 'flux-system' } })], root, MIRROR, 'bootstrap/sync');
     expect(patchedOf(out)).toEqual(['cluster-apps']);
   });

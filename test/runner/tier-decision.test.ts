@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Readiness } from '../../src/status/kustomization.js';
-import { DEP_RETRY, chartReadDue, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+import { DEP_RETRY, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
 import type { ChartFailure } from '../../src/status/helm-source.js';
+import type { WorkloadReport } from '../../src/status/workload.js';
 
 const REV = 'main@sha1:' + 'a'.repeat(40);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -32,6 +33,14 @@ describe('decideTier', () => {
     ['suspended: fails (it would never become Ready)', newTrack('flux-system/apps'), view({ readiness: r('suspended') }), { start: true, outcome: { type: 'fail', suspended: true } }],
   ])('%s', (_name, track, v, expected) => {
     expect(decideTier(track, v, T0, backoff)).toMatchObject(expected);
+  });
+
+  it('Ready from a reconcile before standup\'s request is not the end: it waits for KC to answer the request', () => {
+    const ready = r('ready', { revision: REV });
+    const early = decideTier(started(), view({ readiness: ready, lastHandledReconcileAt: 'an older request' }), T0 + 100, backoff);
+    expect(early).toMatchObject({ outcome: null, request: null });
+    const answered = decideTier(started(), view({ readiness: ready, lastHandledReconcileAt: '2026-01-01T00:00:00.000Z' }), T0 + 200, backoff);
+    expect(answered.outcome).toEqual({ type: 'finish', result: 'ok', message: 'Ready at main@sha1:aaaaaaaa' });
   });
 
   it('requests a reconcile the moment its dependencies are done, with the time as the value', () => {
@@ -134,8 +143,8 @@ describe('decideTier', () => {
 
   describe('a HelmRelease that cannot get its chart', () => {
     const failure: ChartFailure = {
-      release: 'HelmRelease/it-helm/web',
-      chart: 'HelmChart/flux-system/it-helm-web',
+      release: { kind: 'HelmRelease', namespace: 'it-helm', name: 'web' },
+      chart: { kind: 'HelmChart', namespace: 'flux-system', name: 'it-helm-web' },
       stalled: { kind: 'HelmChart', namespace: 'flux-system', name: 'it-helm-web' },
       reason: 'InvalidChartReference',
       message: "invalid chart reference: failed to get chart version for remote reference: no 'web' chart with version matching '9.9.9' found",
@@ -155,17 +164,27 @@ describe('decideTier', () => {
     it('a chart that may still come times out at the tier\'s timeout, and the timeout names it', () => {
       expect(decideTier(started(), view({ readiness: checking, chartWaiting: waiting }), T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: `Running health checks for revision ${REV} with a timeout of 40s; ${waiting}` });
     });
+  });
 
-    it('reads chart sources when what the releases say changes, else with backoff, and not at all when none is stuck', () => {
-      const first = chartReadDue(started(), 'rev\nit-helm/web@2:a', T0, backoff);
-      expect(first).toMatchObject({ due: true, track: { chartReads: 1, chartReadAt: T0 + 2000 } });
-      expect(chartReadDue(first.track, 'rev\nit-helm/web@2:a', T0 + 1999, backoff).due).toBe(false);
-      const second = chartReadDue(first.track, 'rev\nit-helm/web@2:a', T0 + 2000, backoff);
-      expect(second).toMatchObject({ due: true, track: { chartReads: 2, chartReadAt: T0 + 2000 + 4000 } });
-      expect(chartReadDue({ ...second.track, chartReads: 10 }, 'rev\nit-helm/web@2:a', T0 + 6000, backoff).track.chartReadAt).toBe(T0 + 6000 + 30_000);
-      // helm-controller says something new: read at once
-      expect(chartReadDue(second.track, 'rev\nit-helm/web@2:b', T0 + 2001, backoff)).toMatchObject({ due: true, track: { chartReads: 1 } });
-      expect(chartReadDue(second.track, '', T0 + 9000, backoff)).toMatchObject({ due: false, track: { chartSignature: null, chartReads: 0, chartReadAt: null } });
+  describe('a Deployment the health check waits on that cannot start', () => {
+    const checking = r('progressing', { reason: 'Progressing', message: `Running health checks for revision ${REV} with a timeout of 5m0s` });
+    const bad: WorkloadReport = {
+      object: 'Deployment/apps/web', readiness: { state: 'in-progress', ready: '0/1', message: '' }, advice: '', terminal: true, problem: 'image-invalid',
+      line: '0/1 ready; web-x2: InvalidImageName (container app, image Bad/Ref:x): invalid reference format',
+      problemAt: { pod: 'web-x2', container: 'app', image: 'Bad/Ref:x' },
+    };
+    const pulling = 'Deployment/apps/web: 0/1 ready; web-x2: ImagePullBackOff (container app, image 127.0.0.1:1/x:v1): connection refused';
+
+    it.each([
+      ['named live, before KC\'s words (which say only that health checks run)', started(), view({ readiness: checking, workloadsWaiting: pulling }), { outcome: null, line: `health check waiting on ${pulling}` }],
+      ['a pull that cannot succeed as written fails the tier at once', started(), view({ readiness: checking, workloadFailure: bad }), { request: null, outcome: { type: 'fail', suspended: false, workload: bad } }],
+      ['not while KC has not applied the current revision yet (the fix may be on its way)', started(), view({ readiness: checking, workloadFailure: bad, lastAttemptedRevision: 'main@sha1:' + 'b'.repeat(40) }), { outcome: null }],
+    ])('%s', (_name, track, v, expected) => {
+      expect(decideTier(track, v, T0 + 5000, backoff)).toMatchObject(expected);
+    });
+
+    it('a pull that may heal times out at the tier\'s timeout, and the timeout names the pod, container, reason and image', () => {
+      expect(decideTier(started(), view({ readiness: checking, workloadsWaiting: pulling }), T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: `health check waiting on ${pulling}` });
     });
   });
 });

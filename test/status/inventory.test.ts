@@ -3,9 +3,9 @@ import { inventoryObjects, parseInventoryId } from '../../src/status/inventory.j
 
 describe('inventory ids', () => {
   it.each([
-    ['apps_web_apps_Deployment', { namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }],
-    ['_db__Namespace', { namespace: '', name: 'db', group: '', kind: 'Namespace' }],
-    ['_pgs.acid.zalan.do_apiextensions.k8s.io_CustomResourceDefinition', { namespace: '', name: 'pgs.acid.zalan.do', group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' }],
+    ['apps_web_apps_Deployment', { kind: 'Deployment', namespace: 'apps', name: 'web', group: 'apps' }],
+    ['_db__Namespace', { kind: 'Namespace', namespace: null, name: 'db', group: '' }],
+    ['_pgs.acid.zalan.do_apiextensions.k8s.io_CustomResourceDefinition', { kind: 'CustomResourceDefinition', namespace: null, name: 'pgs.acid.zalan.do', group: 'apiextensions.k8s.io' }],
   ])('%s', (id, want) => expect(parseInventoryId(id)).toEqual(want));
 
   it('gives null for ids of another shape, and inventoryObjects leaves them out', () => {

@@ -157,3 +157,42 @@ describe('kustomizationReadiness', () => {
     expect(r.diagnosis).toEqual({ type: 'missing-crd', kind: 'StorageProfile', group: 'cdi.kubevirt.io', version: 'v1beta1', object: 'StorageProfile/longhorn' });
   });
 });
+
+describe('a dependency not ready according to its readyExpr', async () => {
+  const { loadCel } = await import('../../src/status/cel.js');
+  const { statusLine } = await import('../../src/runner/explain.js');
+  const cel = await loadCel();
+  const expr = "dep.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && dep.metadata.labels['tier'] == 'gold'";
+  const waiting = (): LiveKustomization => ({
+    ...ks({ observed: -1, conds: [ready('False', 'DependencyNotReady', "dependency 'flux-system/infra' is not ready according to readyExpr eval")] }),
+    spec: { sourceRef: { kind: 'GitRepository', name: 'flux-system' }, dependsOn: [{ name: 'infra', readyExpr: expr }] },
+  });
+  const infra = (tier: string): LiveKustomization => ({
+    metadata: { name: 'infra', namespace: 'flux-system', generation: 1, labels: { tier } } as LiveKustomization['metadata'],
+    status: { observedGeneration: 1, conditions: [ready('True', 'ReconciliationSucceeded', 'Applied', 1)] },
+  });
+
+  it('names the expression and what it gives on the live dependency', () => {
+    const r = kustomizationReadiness(waiting(), { readyExpr: { dependency: () => infra('silver'), cel } });
+    expect(r).toMatchObject({ state: 'waiting', waitingFor: 'flux-system/infra', readyExpr: { text: expr, result: false } });
+    expect(r.message).toBe(`dependency 'flux-system/infra' is not ready according to readyExpr eval: readyExpr \`${expr}\` is false`);
+    expect(statusLine(r)).toBe(`waiting for flux-system/infra: readyExpr \`${expr}\` is false`);
+    // Once the dependency satisfies it, KC's next look passes it: standup says the expression is now true.
+    expect(kustomizationReadiness(waiting(), { readyExpr: { dependency: () => infra('gold'), cel } }).readyExpr?.result).toBe(true);
+  });
+
+  it('says when it was not evaluated (CEL not loaded, the dependency gone), never guesses', () => {
+    expect(kustomizationReadiness(waiting(), { readyExpr: { dependency: () => infra('gold'), cel: null } }).readyExpr).toMatchObject({ result: null, error: 'CEL not loaded' });
+    expect(kustomizationReadiness(waiting(), { readyExpr: { dependency: () => undefined, cel } }).readyExpr).toMatchObject({ result: null, error: 'flux-system/infra not found' });
+    expect(statusLine(kustomizationReadiness(waiting(), {}))).toBe(`waiting for flux-system/infra: readyExpr \`${expr}\` not evaluated by standup (not evaluated here)`);
+  });
+
+  it('"is not ready" on an entry with a readyExpr: the expression passed and KC checked Ready too (AdditiveCELDependencyCheck)', () => {
+    const plain = (): LiveKustomization => ({ ...waiting(), status: { ...waiting().status, conditions: [ready('False', 'DependencyNotReady', "dependency 'flux-system/infra' is not ready")] } });
+    const on = kustomizationReadiness(plain(), { readyExpr: { dependency: () => infra('gold'), cel, additive: true } });
+    expect(statusLine(on)).toBe(`waiting for flux-system/infra: readyExpr \`${expr}\` is true; with AdditiveCELDependencyCheck on, the dependency must also be Ready`);
+    // Taken to be off, yet KC checked Ready: the cluster says the gate is on.
+    const off = kustomizationReadiness(plain(), { readyExpr: { dependency: () => infra('gold'), cel } });
+    expect(off.message).toContain("kustomize-controller checked its Ready condition too, so its AdditiveCELDependencyCheck gate is on");
+  });
+});

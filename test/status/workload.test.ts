@@ -12,7 +12,7 @@ const one = { nodes: 1 };
 
 describe('workload lines', () => {
   it.each([
-    ['the image is not on the node', pod('a', { phase: 'Pending', containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "x" is not present with pull policy of Never' } } }] }), 'a: ErrImageNeverPull: Container image "x" is not present with pull policy of Never'],
+    ['the image is not on the node', pod('a', { phase: 'Pending', containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ErrImageNeverPull', message: 'Container image "x" is not present with pull policy of Never' } } }] }), 'a: ErrImageNeverPull (container app): Container image "x" is not present with pull policy of Never'],
     ['running, readiness probe failing', pod('b', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }), 'b: running, readiness probe failing'],
     ['running, not ready, no probe', pod('c', { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, state: { running: {} } }] }, false), 'c: running, not ready (app)'],
   ])('%s', (_n, p, reason) => {

@@ -16,7 +16,7 @@ import { startCrdOperator, type CrdOperator, type CrdOperatorOptions } from './o
 import { auditPolicyYaml, COMPONENT_USERS } from './audit.js';
 import { chartsRoot } from './charts.js';
 import { prepareNode, type Node, type NodeInfo } from './node/node.js';
-import { corednsImage, fluxImageSpecs } from './node/images.js';
+import { corednsImage, fluxImageSpecs, fluxOperatorImageSpec } from './node/images.js';
 import { corednsManifests } from './node/coredns.js';
 import { waitDeploymentAvailable } from './workloads.js';
 import { TestbedError } from './errors.js';
@@ -63,6 +63,12 @@ export interface TestbedOptions {
    * installing Flux from a repository's gotk-components.yaml. Also STANDUP_TESTBED_FLUX=pods.
    */
   flux?: 'processes' | 'pods';
+  /**
+   * Also import flux-operator's image (`ghcr.io/controlplaneio-fluxcd/flux-operator:<built version>`, the Flux
+   * distribution manifests in /data) into the node, for repositories whose Flux is a FluxInstance. Default false,
+   * unless STANDUP_TESTBED_FLUX_OPERATOR=1.
+   */
+  fluxOperator?: boolean;
 }
 
 export interface TestbedPorts {
@@ -248,7 +254,9 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
   if (fluxMode === 'pods' && !withNode) throw new TestbedError('flux: \'pods\' needs a node (node: true): the Flux controllers run as its pods');
   const binDir = opts.binDir ?? testbedBinDir();
   const crdDir = opts.crdDir ?? (opts.binDir ? path.join(path.dirname(opts.binDir), 'crds') : testbedCrdDir());
-  const bins = requireBinaries(binDir, withNode ? NODE_BINARIES : []);
+  const withOperator = opts.fluxOperator ?? process.env.STANDUP_TESTBED_FLUX_OPERATOR === '1';
+  if (withOperator && !withNode) throw new TestbedError('fluxOperator needs a node (node: true): flux-operator runs as its pod');
+  const bins = requireBinaries(binDir, withNode ? [...NODE_BINARIES, ...(withOperator ? ['flux-operator'] : [])] : []);
   const keep = opts.keepDir ?? process.env.STANDUP_TESTBED_KEEP === '1';
   if (opts.handleSignals ?? true) installHandlers();
 
@@ -334,7 +342,7 @@ export async function start(opts: TestbedOptions = {}): Promise<Testbed> {
     let s = Date.now();
     let runtime: Promise<void> | undefined;
     if (withNode) {
-      node = await prepareNode({ dir, logs, bins, binDir, extraImages: opts.fluxImages || fluxMode === 'pods' ? fluxImageSpecs(binDir) : [], track: (p) => track(p), log: opts.log });
+      node = await prepareNode({ dir, logs, bins, binDir, extraImages: [...(opts.fluxImages || fluxMode === 'pods' ? fluxImageSpecs(binDir) : []), ...(withOperator ? [fluxOperatorImageSpec(binDir)] : [])], track: (p) => track(p), log: opts.log });
       self.cleanup = node.cleanup;
       mark('node-namespace', s);
       const rs = Date.now();

@@ -60,6 +60,22 @@ describe('live view', () => {
     expect(text).not.toContain('Building manifests');
   });
 
+  it('at 80 columns, a long status line (what a health check waits on) wraps over up to three lines; a teardown\'s later steps are "queued"', async () => {
+    const s = screen(80, 30);
+    const r = liveReporter(s.term, plainStyle, { frameMs: 5 });
+    const teardown: StepInfo[] = [{ id: 'tier:apps/web', kind: 'tier', title: 'apps/web', level: 1 }, { id: 'delete:a/b', kind: 'teardown', title: 'Delete a/b' }, { id: 'delete:a/c', kind: 'teardown', title: 'Delete a/c' }];
+    r.onEvent({ type: 'plan', cluster: 'dev', command: 'reset --up', steps: teardown, dryRun: false });
+    r.onEvent({ type: 'step-start', id: 'tier:apps/web', at });
+    r.onEvent({ type: 'step-status', id: 'tier:apps/web', state: 'progressing', message: 'health check waiting on Deployment/home-automation/home-assistant: 0/1 ready; home-assistant-5c674c76b4-stmbf: ImagePullBackOff (container manager, image 127.0.0.1:1/home-assistant/home-assistant:2099.1): Back-off pulling image' });
+    await new Promise((x) => setTimeout(x, 30));
+    const window = s.lines.slice(1).join('\n');
+    expect(s.lines.slice(1).every((l) => l.length <= 79)).toBe(true);
+    expect(s.lines.slice(2, 5).map((l) => l.slice(4)).join('')).toContain('ImagePullBackOff (container manager, image 127.0.0.1:1/home-assistant');
+    expect(window).toContain('… 2 queued');
+    expect(window).not.toContain('waiting on what they depend on');
+    await r.close();
+  });
+
   it('cuts the running window to the terminal and says how many more there are', async () => {
     const s = screen(40, 6);
     const many: StepInfo[] = Array.from({ length: 10 }, (_, i) => ({ id: `tier:ns/t${i}`, kind: 'tier', title: `ns/t${i}`, level: 0 }));
@@ -85,8 +101,8 @@ describe('live view', () => {
     const p = plainReporter((x) => (plain += x), plainStyle);
     const events: RunEvent[] = [
       { type: 'plan', cluster: 'dev', command: 'reset', steps: [{ id: 'suspend', kind: 'teardown', title: 'Suspend the root sync' }], dryRun: true },
-      { type: 'change', id: 'suspend', object: 'Kustomization/flux-system/flux-system', action: 'suspended', dryRun: true },
-      { type: 'change', id: 'suspend', object: 'Kustomization/flux-system/apps', action: 'annotated reconcile.fluxcd.io/requestedAt', dryRun: true },
+      { type: 'change', id: 'suspend', object: 'Kustomization/flux-system/flux-system', change: { kind: 'suspend' }, dryRun: true },
+      { type: 'change', id: 'suspend', object: 'Kustomization/flux-system/apps', change: { kind: 'annotate', key: 'reconcile.fluxcd.io/requestedAt' }, dryRun: true },
     ];
     for (const e of events) {
       live.onEvent(e);

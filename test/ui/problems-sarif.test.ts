@@ -33,6 +33,7 @@ describe('check -o sarif', () => {
     expect(run.results[0]).toMatchObject({ ruleId: 'runtime-crd', level: 'error', locations: [{ physicalLocation: { artifactLocation: { uri: 'apps/x%20y.yaml' }, region: { startLine: 6 } } }] });
     expect(run.results[2].level).toBe('note');
     expect(run.results[3].suppressions).toEqual([{ kind: 'external', justification: 'known' }]);
+    expect(run.results[0].partialFingerprints['standupFingerprint/v1']).toMatch(/^[0-9a-f]{16}:1$/);
   });
 
   it('the schema rejects what is not SARIF (the validation can fail)', () => {
@@ -46,6 +47,37 @@ describe('check -o github and -o markdown', () => {
     expect(lines[0]).toBe('::error file=apps/x y.yaml,line=6,title=standup runtime-crd Widget/ns/w (dev)::deadlock: a%0Ab');
     expect(lines[1]).toBe('::warning file=clusters/dev/infra.yaml,title=standup wait-dependency (dev)::no wait');
     expect(lines[2]).toBe('::notice title=standup cluster-drift::drift, 100%25: yes');
+  });
+
+  const many = (severity: Problem['severity'], n: number, cluster = 'dev'): Problem[] => Array.from({ length: n }, (_, i) => ({
+    code: 'missing-dependency', severity, message: `m${i}`, file: `f${String(i).padStart(2, '0')}.yaml`, line: i + 1, object: null, cluster,
+  }));
+
+  it("stays within GitHub's per-step limits: errors first, then warnings, then notes, and a last notice saying what was left out", () => {
+    const lines = renderProblemsGithub([...many('info', 12), ...many('warning', 14), ...many('error', 13)]).trimEnd().split('\n');
+    const kinds = lines.map((l) => /^::(\w+)/.exec(l)![1]);
+    expect(kinds).toEqual([...Array(10).fill('error'), ...Array(10).fill('warning'), ...Array(10).fill('notice')]);
+    expect(lines.at(-1)).toMatch(/^::notice title=standup%3A more problems than GitHub annotates::3 errors, 4 warnings, 3 notes not annotated: GitHub shows 10 errors/);
+    expect(lines.at(-1)).toContain('job summary');
+  });
+
+  it('nothing left out: no closing notice, and the tenth note is shown', () => {
+    const lines = renderProblemsGithub([...many('info', 10), ...many('error', 10)]).trimEnd().split('\n');
+    expect(lines).toHaveLength(20);
+    expect(lines.join('\n')).not.toContain('not annotated');
+  });
+
+  it('one finding in several clusters is one annotation naming them', () => {
+    const lines = renderProblemsGithub([...many('error', 1, 'dev'), ...many('error', 1, 'prod')]).trimEnd().split('\n');
+    expect(lines).toEqual(['::error file=f00.yaml,line=1,title=standup missing-dependency (dev%2C prod)::m0']);
+  });
+
+  it('with the files a change touches: only those are annotated, the rest are listed on the run with their place', () => {
+    const lines = renderProblemsGithub(many('error', 2), { changedFiles: ['f01.yaml'] }).trimEnd().split('\n');
+    expect(lines).toEqual([
+      '::error title=standup missing-dependency (dev)::f00.yaml:1: m0',
+      '::error file=f01.yaml,line=2,title=standup missing-dependency (dev)::m1',
+    ]);
   });
 
   it('renders a table with the counts first', () => {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProgress } from '../../src/cli/load.js';
+import { loadProgress } from '../../src/cli/load-and-plan.js';
 import type { Io } from '../../src/cli/io.js';
 import { setDebugSink } from '../../src/model/debug.js';
 import { noProgress, progressLine, shareProgress } from '../../src/ui/progress.js';

@@ -26,4 +26,23 @@ describe('status table', () => {
     const text = renderStatusTable([row()], 0, { header: false, wide: false });
     expect(text.split('\n')[0]).toMatch(/^1\s+flux-system\/apps/);
   });
+
+  it('at 80 columns, other columns give way before MESSAGE is cut to nothing; -o wide keeps them all', () => {
+    const rows = [row({ key: 'home-automation/home-assistant-cfg' }), row({ key: 'flux-system/apps', message: 'Applied revision: main@sha1:' + 'b'.repeat(40) })];
+    const text = renderStatusTable(rows, 0, { header: true, wide: false, columns: 80 });
+    const lines = text.trimEnd().split('\n');
+    expect(lines.every((l) => l.length <= 80), text).toBe(true);
+    expect(lines[0]).toMatch(/^NAME\s+READY\s+REVISION\s+MESSAGE$/);
+    // What a row says stays readable (before: `Applied r…`): at least 25 characters of MESSAGE beside a 34-character NAME.
+    expect(lines[2]).toMatch(/Applied revision: main@sh/);
+    expect(lines[1]!.slice(lines[0]!.indexOf('MESSAGE')).length).toBeGreaterThanOrEqual(25);
+    // Long names in one namespace: the namespace is said once, in the header, and MESSAGE keeps its room.
+    const one = renderStatusTable([row({ key: 'home-automation/home-assistant-configuration' }), row({ key: 'home-automation/platform-configuration' })], 0, { header: true, wide: false, columns: 80 });
+    expect(one.split('\n')[0]).toMatch(/^NAME \(home-automation\/\)\s+READY\s+REVISION\s+MESSAGE$/);
+    expect(one.split('\n')[1]).toMatch(/^home-assistant-configuration\s+False\s+aaaaaaaa\s+health check failed after 30s:/);
+    // A suspended row keeps SUSPENDED (it is what that row is about).
+    expect(renderStatusTable([row({ suspended: true })], 0, { header: true, wide: false, columns: 80 }).split('\n')[0]).toContain('SUSPENDED');
+    const wide = renderStatusTable(rows, 0, { header: true, wide: true, columns: 80 });
+    expect(wide.split('\n')[0]).toMatch(/^LEVEL\s+NAME\s+READY\s+REVISION\s+SUSPENDED\s+AGE\s+STATE\s+REASON\s+MESSAGE$/);
+  });
 });

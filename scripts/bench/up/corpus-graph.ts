@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterModel, FluxKustomization, RenderedObject } from '../../../src/model/flux.js';
 import { isRootSync } from '../../../src/plan/plan.js';
-import { loadRepository } from '../../../src/repo/load.js';
+import { loadRepository } from '../../../src/load/load-repository.js';
 import { keyOf, type GraphSpec, type HealthRef, type ReleaseSpec, type TierSpec } from './graph-spec.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,46 +1,51 @@
-import type { Command, Option } from '@commander-js/extra-typings';
-import { loadKubeconfig } from '../../cluster/kubeconfig.js';
+import type { CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode } from '../../model/errors.js';
-import { readConfig } from '../../repo/config.js';
-import { discoverRepository } from '../../repo/load.js';
-import { findGitRoot } from '../../repo/git.js';
-import { completionScript, type CompletionSpec, type FlagSpec } from '../completion.js';
+import type { CliCommand } from '../command.js';
+import type { CompletionSpec, FlagSpec } from '../completion-script.js';
 import type { Io } from '../io.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-/**
- * What `-o` accepts per command, for completion. test/cli/completion.test.ts checks it against what each command
- * really accepts, so the two cannot drift apart.
- */
-export const OUTPUT_FORMATS: Record<string, string[]> = {
-  plan: ['text', 'json', 'yaml', 'markdown'],
-  graph: ['text', 'mermaid', 'dot', 'json', 'yaml'],
-  check: ['text', 'json', 'yaml', 'sarif', 'github', 'markdown'],
-  diff: ['text', 'json', 'yaml', 'markdown'],
-  up: ['text', 'json', 'yaml'],
-  resume: ['text', 'json', 'yaml'],
-  crds: ['text', 'json', 'yaml'],
-  status: ['text', 'wide', 'json', 'yaml'],
-  reset: ['text', 'json', 'yaml'],
-  version: ['text', 'json', 'yaml'],
+export const completionCommand: CliCommand = {
+  name: 'completion',
+  readsRepository: false,
+  define: (command, cli) => command
+    .description('print a shell completion script for bash, zsh or fish')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', `
+Examples:
+  source <(standup completion bash)                      this shell; add the line to ~/.bashrc for every shell
+  standup completion zsh > "\${fpath[1]}/_standup"        zsh, then restart it
+  standup completion fish > ~/.config/fish/completions/standup.fish`)
+    .action(async (shell, _o, cmd) => cli.exit(await completion(shell, specOf(cmd.parent!, cli.formatsOf), cli.io))),
+};
+
+/** `standup __complete clusters|contexts`: the words the completion scripts offer for --cluster and --context. */
+export const completeWordsCommand: CliCommand = {
+  name: '__complete',
+  hidden: true,
+  define: (command, cli) => command
+    .argument('<what>', 'clusters or contexts')
+    .option('--kubeconfig <file>')
+    .action(async (what, o, cmd) => cli.exit(await completeWords(what, { ...cmd.optsWithGlobals(), ...o }, cli.io))),
 };
 
 /** `standup completion SHELL`: the script on stdout. */
-export function completion(shell: string, program: Command, io: Io): number {
+export async function completion(shell: string, spec: CompletionSpec, io: Io): Promise<number> {
   if (!(SHELLS as readonly string[]).includes(shell)) {
     throw new ConfigError('BAD_ARGUMENT', `no completion for shell "${shell}"`, `Use one of: ${SHELLS.join(', ')}.`);
   }
-  io.out(completionScript(shell as (typeof SHELLS)[number], specOf(program)));
+  const { completionScript } = await import('../completion-script.js');
+  io.out(completionScript(shell as (typeof SHELLS)[number], spec));
   return ExitCode.ok;
 }
 
 /** The command tree as completion sees it: visible commands and flags, with what -o takes per command. */
-export function specOf(program: Command): CompletionSpec {
+export function specOf(program: CommandUnknownOpts, formatsOf: (command: string) => readonly string[]): CompletionSpec {
   const help = program.createHelp();
   const flag = (o: Option): FlagSpec => ({ short: o.short, long: o.long, value: o.required || o.optional, description: o.description });
-  const commands = help.visibleCommands(program as never) as unknown as Command[];
-  const globals = help.visibleOptions(program as never).map((o) => flag(o as unknown as Option));
+  const commands = help.visibleCommands(program);
+  const globals = help.visibleOptions(program).map(flag);
   // After a command, the program's own --version and --help are not what one completes (the command has --help).
   const inherited = globals.filter((f) => f.long !== '--version' && f.long !== '--help');
   return {
@@ -49,8 +54,8 @@ export function specOf(program: Command): CompletionSpec {
     commands: commands.map((c) => ({
       name: c.name(),
       description: c.description(),
-      flags: ownThenInherited(help.visibleOptions(c as never).map((o) => flag(o as unknown as Option)), inherited),
-      formats: OUTPUT_FORMATS[c.name()] ?? [],
+      flags: ownThenInherited(help.visibleOptions(c).map(flag), inherited),
+      formats: [...formatsOf(c.name())],
       words: c.name() === 'completion' ? [...SHELLS] : c.name() === 'help' ? commands.map((x) => x.name()).filter((n) => n !== 'help') : [],
     })),
   };
@@ -70,11 +75,15 @@ function ownThenInherited(own: FlagSpec[], inherited: FlagSpec[]): FlagSpec[] {
 export async function completeWords(what: string, o: { repo?: string; kubeconfig?: string }, io: Io): Promise<number> {
   try {
     if (what === 'clusters') {
+      const [{ findGitRoot }, { readConfig }, { discoverRepository }] = await Promise.all([
+        import('../../repo/git.js'), import('../../repo/tiers-yaml.js'), import('../../load/load-repository.js'),
+      ]);
       const root = o.repo ?? (await findGitRoot(io.cwd)) ?? io.cwd;
       const { config } = await readConfig(root);
       const names = Object.keys(config.clusters);
       io.out((names.length ? names : (await discoverRepository(root)).entries.map((e) => e.name)).map((n) => `${n}\n`).join(''));
     } else if (what === 'contexts') {
+      const { loadKubeconfig } = await import('../../cluster/kubeconfig.js');
       io.out(loadKubeconfig({ kubeconfig: o.kubeconfig }).kc.getContexts().map((c) => `${c.name}\n`).join(''));
     }
   } catch {

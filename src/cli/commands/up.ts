@@ -1,20 +1,44 @@
-import { run, type RunMode } from '../../runner/run.js';
-import type { Io } from '../io.js';
-import { outputFormat } from '../options.js';
-import { withReporter } from '../run-command.js';
-import { readRunTarget, type ClusterFlags } from '../run-inputs.js';
+import { addClusterFlags, RUN_TIMEOUT } from '../cluster-flags.js';
+import { EXIT_CODES_HELP, type CliCommand } from '../command.js';
+import { flagsOf } from '../options.js';
 
-/** `standup up`, `standup resume` and `standup crds`: the same runner, different steps. */
-export function runMode(mode: RunMode) {
-  return async (flags: ClusterFlags, io: Io): Promise<number> => {
-    const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const, 'text');
-    const target = await readRunTarget(flags, {
-      bootstrap: mode === 'up' ? 'full' : mode === 'resume' ? 'resume' : 'none',
-      checks: mode !== 'crds',
-      fallback: mode === 'resume' ? 'diagnose' : 'apply',
-    });
-    return withReporter(io, { format, record: flags.record }, (emit, signal) =>
-      run(target, mode, { emit, signal, dryRun: flags.dryRun, sourceUrl: flags.sourceUrl, force: flags.force }),
-    );
-  };
-}
+const FORMATS = ['text', 'json', 'yaml'] as const;
+
+/** `standup up`: the cold start. Reads the bootstrap (install, secrets, sync) and runs check's rules first. */
+export const upCommand: CliCommand = {
+  name: 'up',
+  formats: FORMATS,
+  define: (command, cli) => addClusterFlags(command.description('cold start: preflight, Flux install and sync from the repository, CRD fallback, then every tier in order'), RUN_TIMEOUT)
+    .addHelpText('after', `
+Before anything is written, up runs the checks that decide whether the graph can converge (a dependsOn cycle or a
+missing dependency, an entry or tier that does not build, a CRD deadlock no fallback covers) and exits 2 with
+check's messages; --force goes on anyway. Every write is a server-side apply (field manager "standup") or a
+reconcile request, so an interrupted run is finished by \`standup resume\`. Each tier is asked to reconcile the
+moment its dependencies are Ready, so none waits out kustomize-controller's --requeue-dependency (30s); so is a
+HelmRelease its tiers applied that helm-controller turned away for a dependency, once every one is Ready.
+
+With bootstrap.install: {path: ...} in tiers.yaml, up applies Flux's install manifests and waits for the controller
+Deployments to be Available (a pod that cannot start is named, with its reason) before it applies the sync.
+With bootstrap.install: {operator: ..., instance: ...}, up installs flux-operator from the repository's manifests,
+applies the FluxInstance and waits for it Ready (its controllers as pods, its root sync applied), then the tiers;
+--source-url then sets the FluxInstance's spec.sync.url. ResourceSets the tiers apply are waited on after them.
+
+--source-url points the root source at a mirror and keeps it there: the root Kustomization gets a patch (owned by
+field manager "standup") that sets the URL in its own output, so Flux's re-apply from git does not undo it. A later
+\`standup up\` without --source-url removes it again. When up installs Flux, it first records the mirror in the
+cluster (ConfigMap standup-source-url), so a resume after an up stopped before the sync syncs from the mirror too.
+
+Examples:
+  standup up --cluster dev
+  standup up --cluster dev --dry-run        print what would be applied and annotated, tier by tier; write nothing
+  standup up --cluster dev --source-url http://127.0.0.1:8080/homelab.git   sync from a mirror
+${EXIT_CODES_HELP}`)
+    .option('--dry-run', 'print what would be applied or annotated, and write nothing')
+    .option('--source-url <url>', 'apply the root source with this URL instead of the one in git (a mirror), and keep it so')
+    .option('--force', 'go on although the static checks say the graph cannot converge')
+    .option('--record <file>', 'write a JSON record of the run (steps, durations, changes) for a post-mortem')
+    .action(async (o, cmd) => {
+      const { runMode } = await import('../run-command.js');
+      cli.exit(await runMode('up', { bootstrap: 'full', checks: true, fallback: 'apply' }, FORMATS, flagsOf(o, cmd), cli.io));
+    }),
+};

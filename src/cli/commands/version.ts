@@ -1,11 +1,10 @@
 import type { ClusterClient, K8sObject } from '../../cluster/client.js';
-import { loadKubeconfig, type LoadedKubeconfig } from '../../cluster/kubeconfig.js';
-import { createClusterClient } from '../../cluster/node-client.js';
+import type { LoadedKubeconfig } from '../../cluster/kubeconfig.js';
 import { debug } from '../../model/debug.js';
 import { ExitCode } from '../../model/errors.js';
-import { parseDuration } from '../../runner/duration.js';
+import type { CliCommand } from '../command.js';
 import type { Io } from '../io.js';
-import { isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
+import { flagsOf, isDataFormat, outputFormat, renderDocument, type GlobalOptions } from '../options.js';
 import { packageInfo } from '../package-info.js';
 
 export interface VersionOptions extends GlobalOptions {
@@ -37,17 +36,42 @@ export interface VersionReport {
 
 const FLUX_KUSTOMIZATION_CRD = 'kustomizations.kustomize.toolkit.fluxcd.io';
 
+const FORMATS = ['text', 'json', 'yaml'] as const;
+
+export const versionCommand: CliCommand = {
+  name: 'version',
+  readsRepository: false,
+  formats: FORMATS,
+  define: (command, cli) => command
+    .description('print the client version, and the cluster\'s Kubernetes and Flux versions when it is reachable')
+    .option('--client', 'the client version only; do not contact a cluster')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'kube context to ask (default: the current context)')
+    .option('--request-timeout <duration>', 'give up on each request to the API server after this long', '5s')
+    .addHelpText('after', `
+The Flux version is the app.kubernetes.io/version label of the Flux CRDs (what \`flux install\` and the Flux
+Operator set), with the image tag of each Flux controller Deployment. A cluster that cannot be reached is reported
+on stderr and the command still exits 0 with the client version.
+
+Examples:
+  standup version
+  standup version --client -o json
+  standup version -o yaml --context prod`)
+    .action(async (o, cmd) => cli.exit(await version(flagsOf(o, cmd), cli.io))),
+};
+
 /**
  * `standup version`: the client's version, and when a cluster is reachable its Kubernetes and Flux versions. Every
  * request gives up after --request-timeout (5 s), so it never hangs; an unreachable cluster is reported, exit 0.
  */
 export async function version(o: VersionOptions, io: Io): Promise<number> {
-  const format = outputFormat(o.output, ['text', 'json', 'yaml'] as const, 'text');
+  const format = outputFormat(o.output, FORMATS, 'text');
   const report: VersionReport = {
     client: { version: packageInfo().version, node: process.version, platform: `${process.platform}/${process.arch}` },
     server: null,
   };
   if (!o.client) {
+    const [{ loadKubeconfig }, { parseDuration }] = await Promise.all([import('../../cluster/kubeconfig.js'), import('../../status/durations.js')]);
     const timeoutMs = o.requestTimeout ? parseDuration(o.requestTimeout) : 5000;
     // A --kubeconfig or --context that names nothing is bad input (exit 2); no kubeconfig at all is only reported.
     const explicit = o.kubeconfig !== undefined || o.context !== undefined;
@@ -68,12 +92,13 @@ export async function version(o: VersionOptions, io: Io): Promise<number> {
 }
 
 async function askServer(kube: LoadedKubeconfig, timeoutMs: number): Promise<NonNullable<VersionReport['server']>> {
+  const { createClusterClient } = await import('../../cluster/node-client.js');
   const client = createClusterClient(kube, { requestTimeoutMs: timeoutMs });
   debug(() => `version: asking ${kube.server} (context ${kube.context}), ${timeoutMs} ms per request`);
   // The three reads are independent; the Kubernetes version is the one that must work.
   const [kubernetes, crd, deployments] = await Promise.all([
     client.serverVersion(),
-    optional('the Flux Kustomization CRD', () => client.find({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: FLUX_KUSTOMIZATION_CRD })),
+    optional('the Flux Kustomization CRD', () => client.find({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: null, name: FLUX_KUSTOMIZATION_CRD })),
     optional('the Flux Deployments', () => fluxDeployments(client)),
   ]);
   return { context: kube.context, url: kube.server, kubernetes: kubernetes.gitVersion, flux: fluxInfo(crd ?? undefined, deployments ?? []) };

@@ -11,7 +11,7 @@ export const cycleRule: Rule = {
         const first = graph.nodes.get(path[0]!)!;
         const dependency = path[1]!;
         const line = first.dependsOn.find((d) => d.key === dependency)?.line ?? first.origin.line;
-        return atKustomization(
+        return { ...atKustomization(
           'cycle',
           'error',
           cluster.name,
@@ -19,7 +19,7 @@ export const cycleRule: Rule = {
           `dependency cycle: ${path.join(' -> ')}. Flux would leave every tier on it DependencyNotReady forever; ` +
             `remove one of these dependsOn entries.`,
           line,
-        );
+        ), target: path.join(' -> ') };
       }),
     ),
 };

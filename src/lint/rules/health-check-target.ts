@@ -1,13 +1,13 @@
 import type { ClusterModel } from '../../model/flux.js';
 import type { Problem } from '../../model/problem.js';
-import { groupOf, objectId } from '../../model/ref.js';
+import { groupOf, refKey } from '../../model/ref.js';
 import { atKustomization, type Rule } from '../rule.js';
+import type { Obj } from '../../model/k8s.js';
 
 // Every healthChecks entry names an object some tier creates. A wrong namespace makes Flux wait out the timeout
 // on every cold start. Objects a chart renders (a Deployment of a HelmRelease) are not in git, so only an entry with
 // a near match elsewhere, or one for a Flux object (which only git creates), is reported.
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const healthCheckTargetRule: Rule = {
   code: 'health-check-target',
@@ -26,14 +26,14 @@ function checkCluster(cluster: ClusterModel): Problem[] {
       const ns = typeof hc.namespace === 'string' ? hc.namespace : null;
       const sameKind = cluster.objects.filter((o) => o.kind === hc.kind && (typeof hc.apiVersion !== 'string' || groupOf(o.apiVersion) === groupOf(hc.apiVersion)));
       if (sameKind.some((o) => o.name === hc.name && (ns === null || o.namespace === ns || o.namespace === null))) continue;
-      const want = objectId(hc.kind, ns, hc.name);
-      const near = sameKind.filter((o) => o.name === hc.name).map((o) => objectId(o.kind, o.namespace, o.name));
+      const want = refKey({ kind: hc.kind, namespace: ns, name: hc.name });
+      const near = sameKind.filter((o) => o.name === hc.name).map((o) => refKey(o));
       const flux = typeof hc.apiVersion === 'string' && /\.toolkit\.fluxcd\.io\//.test(hc.apiVersion);
       if (near.length === 0 && (!flux || unexpanded)) continue;
       const hint = near.length ? `; ${near.join(', ')} exists: fix the namespace` : ': fix the name or namespace, or remove the entry';
-      out.push(atKustomization('health-check-target', 'warning', cluster.name, ks,
+      out.push({ ...atKustomization('health-check-target', 'warning', cluster.name, ks,
         `${ks.key} health-checks ${want}, which no tier creates${hint}. Flux waits for it until the timeout ` +
-        `(${ks.timeout ?? ks.interval ?? 'the interval'}) on every reconcile, so ${ks.key} never becomes Ready.`));
+        `(${ks.timeout ?? ks.interval ?? 'the interval'}) on every reconcile, so ${ks.key} never becomes Ready.`), target: want });
     }
   }
   return out;

@@ -1,8 +1,8 @@
 import type { Graph } from '../../graph/graph.js';
 import type { ClusterModel } from '../../model/flux.js';
 import type { Problem } from '../../model/problem.js';
-import { objectId } from '../../model/ref.js';
-import { dependsOnEntry, Order } from '../order.js';
+import { refKey } from '../../model/ref.js';
+import { dependsOnEntry, Order } from '../../graph/order.js';
 import type { Rule } from '../rule.js';
 import { hiddenHelmOrders } from '../../plan/helm-order.js';
 
@@ -19,10 +19,11 @@ export const helmReleaseOrderRule: Rule = {
 
 // The edges are found in src/plan/helm-order.ts, which `plan -o json` lists as implicitDependsOn too.
 function checkCluster(cluster: ClusterModel, graph: Graph): Problem[] {
-  return hiddenHelmOrders(cluster, graph, new Order(graph)).map(({ release: hr, target: key, tier, targetTier: u, deadlock }): Problem => {
-    const id = objectId('HelmRelease', hr.namespace, hr.name);
-    const base = { code: 'helmrelease-order' as const, file: hr.origin.file, line: hr.origin.line, object: id, cluster: cluster.name, tier };
-    const installer = `HelmRelease/${key} in tier ${u}, which HelmReleases depend on`;
+  return hiddenHelmOrders(cluster, graph, new Order(graph)).map(({ release: hr, target, tier, targetTier: u, deadlock }): Problem => {
+    const id = refKey({ kind: 'HelmRelease', namespace: hr.namespace, name: hr.name });
+    const base = { code: 'helmrelease-order' as const, file: hr.origin.file, line: hr.origin.line, object: id, cluster: cluster.name, tier, target: refKey(target) };
+    const key = `${target.namespace}/${target.name}`;
+    const installer = `${refKey(target)} in tier ${u}, which HelmReleases depend on`;
     if (deadlock) {
       return {
         ...base,

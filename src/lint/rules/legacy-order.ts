@@ -1,10 +1,10 @@
 import { transitiveDeps } from '../../graph/graph.js';
 import type { Problem } from '../../model/problem.js';
-import { splitKey } from '../../model/ref.js';
+import { parseKsKey } from '../../model/ref.js';
 import type { Rule } from '../rule.js';
 
 // A hand-kept TIER_ORDER (the script standup replaces) lists every tier, each after all the tiers it depends on.
-// This is the seeds' KNOWN FOLLOW-UP: platform-config-cdi joined the graph and the list never learned about it.
+// Such a list drifts: a tier added to the graph is missing from it, or listed before a tier it now depends on.
 export const legacyOrderRule: Rule = {
   code: 'legacy-order',
   description: 'a legacy TIER_ORDER lists every tier, after its dependencies',
@@ -14,7 +14,7 @@ export const legacyOrderRule: Rule = {
     for (const { cluster, graph, plan } of clusters) {
       const listed = legacyOrder.tiers;
       const resolve = (name: string) =>
-        name.includes('/') ? (graph.nodes.has(name) ? name : null) : plan.tiers.find((k) => splitKey(k).name === name) ?? null;
+        name.includes('/') ? (graph.nodes.has(name) ? name : null) : plan.tiers.find((k) => parseKsKey(k).name === name) ?? null;
       const position = new Map<string, number>();
       listed.forEach((t, i) => {
         const key = resolve(t.name);
@@ -28,7 +28,7 @@ export const legacyOrderRule: Rule = {
           problems.push(at(t.line, `TIER_ORDER lists ${t.name}, which is not a tier of cluster ${cluster.name}; remove it.`, 'warning'));
         }
       }
-      const derived = `TIER_ORDER=(${plan.tiers.map((k) => splitKey(k).name).join(' ')})`;
+      const derived = `TIER_ORDER=(${plan.tiers.map((k) => parseKsKey(k).name).join(' ')})`;
       for (const key of plan.tiers) {
         if (!position.has(key)) {
           problems.push(at(null, `TIER_ORDER misses ${key}: a resume would not wait on it. The order derived from git is ${derived}.`));
@@ -37,7 +37,7 @@ export const legacyOrderRule: Rule = {
         const late = [...transitiveDeps(graph, key)].filter((d) => (position.get(d) ?? -1) > position.get(key)!);
         for (const dep of late.sort()) {
           problems.push(
-            at(listed[position.get(key)!]!.line, `TIER_ORDER puts ${splitKey(key).name} before ${splitKey(dep).name}, which it depends on. The order derived from git is ${derived}.`),
+            at(listed[position.get(key)!]!.line, `TIER_ORDER puts ${parseKsKey(key).name} before ${parseKsKey(dep).name}, which it depends on. The order derived from git is ${derived}.`),
           );
         }
       }

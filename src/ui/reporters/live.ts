@@ -1,4 +1,4 @@
-import { formatDuration } from '../../runner/duration.js';
+import { formatElapsed } from '../../status/durations.js';
 import { assertNever, type RunEvent, type StepInfo, type StepResult } from '../../runner/events.js';
 import type { Style } from '../style.js';
 import { changeLine } from '../wording.js';
@@ -38,7 +38,8 @@ export function endGlyph(result: StepResult, style: Style): string {
 }
 
 /** A step's name as both reporters print it: tiers with their level. */
-export const stepTitle = (s: StepInfo): string => (s.kind === 'tier' ? `${s.title} (level ${s.level ?? '-'})` : s.title);
+export const stepTitle = (s: StepInfo): string =>
+  s.kind === 'tier' || s.kind === 'resourceset' ? `${s.title} (level ${s.level ?? '-'})` : s.title;
 
 /**
  * The live view on a terminal, after vitest's window renderer: what has finished is printed once, above, as a
@@ -60,21 +61,40 @@ export function liveReporter(term: Terminal, style: Style, o: { frameMs?: number
     return s.length > w ? `${s.slice(0, w - 1)}…` : s;
   };
 
+  /** A status line over at most `max` screen lines (what a health check waits on is longer than one). */
+  const wrapLine = (text: string, max: number): string[] => {
+    const w = Math.max(20, term.columns() - 1) - 4;
+    const out: string[] = [];
+    let rest = text;
+    while (rest && out.length < max) {
+      out.push(rest.slice(0, w));
+      rest = rest.slice(w);
+    }
+    if (rest) out[out.length - 1] = `${out[out.length - 1]!.slice(0, w - 1)}…`;
+    return out.map((l, i) => style.dim(`  ${i === 0 ? '›' : ' '} ${l}`));
+  };
+
   const windowLines = (): string[] => {
     const running = [...steps.values()].filter((s) => s.startedAt !== null && !s.done);
     if (running.length === 0) return [];
-    const waiting = [...steps.values()].filter((s) => s.startedAt === null && !s.done).length;
+    const queued = [...steps.values()].filter((s) => s.startedAt === null && !s.done);
+    // Tiers wait on their dependencies; other steps (a teardown's deletes) simply come later.
+    const waiting = queued.filter((s) => s.info.kind === 'tier').length;
+    const later = queued.length - waiting;
     const budget = Math.max(2, term.rows() - 2);
     const lines: string[] = [];
     const spin = SPINNER[frame % SPINNER.length]!;
+    let shown = 0;
     for (const s of running) {
       if (lines.length + 2 > budget && lines.length > 0) break;
-      lines.push(`${style.cyan(spin)} ${fit(`${stepTitle(s.info)} [${formatDuration(now() - s.startedAt!)}]`)}`);
-      if (s.line) lines.push(style.dim(fit(`  › ${s.line.split('\n')[0]}`)));
+      lines.push(`${style.cyan(spin)} ${fit(`${stepTitle(s.info)} [${formatElapsed(now() - s.startedAt!)}]`)}`);
+      shown++;
+      // Up to three lines for the status when there is room for them and a line for each other running step.
+      const room = budget - lines.length - (running.length - shown) * 2 - 1;
+      if (s.line) lines.push(...wrapLine(s.line.split('\n')[0]!, Math.max(1, Math.min(3, room))));
     }
-    const shown = lines.filter((l) => !l.includes('› ')).length;
     const more = running.length - shown;
-    const tail = [more > 0 ? `${more} more running` : '', waiting > 0 ? `${waiting} waiting on what they depend on` : ''].filter(Boolean).join(', ');
+    const tail = [more > 0 ? `${more} more running` : '', waiting > 0 ? `${waiting} waiting on what they depend on` : '', later > 0 ? `${later} queued` : ''].filter(Boolean).join(', ');
     if (tail) lines.push(style.dim(fit(`  … ${tail}`)));
     return lines;
   };
@@ -115,8 +135,7 @@ export function liveReporter(term: Terminal, style: Style, o: { frameMs?: number
           const s = steps.get(e.id);
           if (s) s.done = true;
           const title = s ? stepTitle(s.info) : e.id;
-          const message = e.message.split('\n')[0];
-          permanent(`${endGlyph(e.result, style)} ${title}: ${message} ${style.dim(`[${formatDuration(e.durationMs)}]`)}`);
+          permanent(`${endGlyph(e.result, style)} ${title}: ${firstAndRest(e.message, formatElapsed(e.durationMs), style)}`);
           break;
         }
         case 'change': {
@@ -127,6 +146,7 @@ export function liveReporter(term: Terminal, style: Style, o: { frameMs?: number
         case 'log':
           permanent(e.level === 'warn' ? `${style.yellow('!')} ${e.message}` : `  ${e.message}`);
           break;
+        case 'problems':
         case 'run-end':
           break;
         default:
@@ -140,4 +160,10 @@ export function liveReporter(term: Terminal, style: Style, o: { frameMs?: number
       draw(true);
     },
   };
+}
+
+/** A step's end message with its duration after the first line, and every further line (the workloads, the cause) under it. */
+export function firstAndRest(message: string, elapsed: string, style: Style): string {
+  const [first, ...rest] = message.split('\n');
+  return `${first} ${style.dim(`[${elapsed}]`)}${rest.map((l) => `\n  ${l.replace(/^\s+/, '')}`).join('')}`;
 }

@@ -1,8 +1,8 @@
-import { formatDuration } from '../../runner/duration.js';
+import { formatElapsed } from '../../status/durations.js';
 import { assertNever, type RunEvent } from '../../runner/events.js';
 import type { Style } from '../style.js';
 import { changeText } from '../wording.js';
-import { endGlyph, stepTitle } from './live.js';
+import { endGlyph, firstAndRest, stepTitle } from './live.js';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -29,11 +29,12 @@ export function plainReporter(write: (s: string) => void, style: Style): Reporte
           write(`  ${changeText(e)}\n`);
           break;
         case 'step-end':
-          write(`${endGlyph(e.result, style)} ${title(e.id)}: ${e.message.split('\n')[0]} ${style.dim(`[${formatDuration(e.durationMs)}]`)}\n`);
+          write(`${endGlyph(e.result, style)} ${title(e.id)}: ${firstAndRest(e.message, formatElapsed(e.durationMs), style)}\n`);
           break;
         case 'log':
           write(`${e.level === 'warn' ? style.yellow('!') : ' '} ${e.message}\n`);
           break;
+        case 'problems':
         case 'run-end':
           break;
         default:

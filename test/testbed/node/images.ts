@@ -47,6 +47,25 @@ export function fluxImageSpecs(binDir: string): ImageSpec[] {
   return FLUX_CONTROLLERS.map((c) => ({ ref: refs[c], binary: path.join(binDir, c), entrypoint: c, user: '65534:65534', dirs: ['tmp', 'data'] }));
 }
 
+export const fluxOperatorImage = (binDir: string): string => `ghcr.io/controlplaneio-fluxcd/flux-operator:${builtVersions(binDir)['flux-operator'] ?? 'unknown'}`;
+
+/**
+ * flux-operator as upstream's image has it, under the name its own install manifests carry: /flux-operator, the Flux
+ * distribution manifests in /data (its --storage-path default, what a FluxInstance without distribution.artifact
+ * installs from: no registry is reachable), a writable /tmp (manifests build there), user 65532, and an
+ * /etc/os-release naming distroless 12: the operator's pre-build check refuses every FluxInstance without it.
+ */
+export function fluxOperatorImageSpec(binDir: string): ImageSpec {
+  return {
+    ref: fluxOperatorImage(binDir),
+    binary: path.join(binDir, 'flux-operator'),
+    user: '65532:65532',
+    dirs: ['tmp', 'etc'],
+    trees: [{ from: path.join(path.dirname(binDir), 'flux-operator', 'data'), to: 'data' }],
+    files: [{ path: 'etc/os-release', data: 'PRETTY_NAME="Distroless"\nNAME="Debian GNU/Linux"\nID="debian"\nVERSION_ID="12"\n' }],
+  };
+}
+
 /** Packs (once per cache key: archives live next to the binaries) and returns the archive paths. */
 export async function imageArchives(binDir: string, specs: ImageSpec[]): Promise<string[]> {
   const out = path.join(path.dirname(binDir), 'images');

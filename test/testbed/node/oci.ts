@@ -2,7 +2,7 @@
 // Docker: oci-layout, index.json (image name annotations), a config blob, a manifest blob and one layer. The layer
 // is an uncompressed tar (a valid OCI layer media type), so packing costs a copy, not minutes of gzip.
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { tarHeader } from '../tar.js';
 
@@ -17,6 +17,10 @@ export interface ImageSpec {
   user?: string;
   /** Extra empty directories in the image (e.g. tmp, home). */
   dirs?: string[];
+  /** Host directory trees copied into the image: `{from: host dir, to: path in the image}` (files 0644, dirs 0755). */
+  trees?: { from: string; to: string }[];
+  /** Small files written into the image: path inside it, and content. */
+  files?: { path: string; data: string }[];
 }
 
 const BLOCK = 512;
@@ -60,6 +64,15 @@ class TarFile {
   }
 }
 
+/** A host directory into the layer, in sorted order so the same tree always packs to the same digest. */
+async function addTree(layer: TarFile, from: string, to: string): Promise<void> {
+  layer.dir(to);
+  for (const e of readdirSync(from, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (e.isDirectory()) await addTree(layer, path.join(from, e.name), `${to}/${e.name}`);
+    else if (e.isFile()) await layer.file(`${to}/${e.name}`, path.join(from, e.name), 0o644);
+  }
+}
+
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /**
@@ -76,6 +89,8 @@ export async function ociArchive(spec: ImageSpec, outDir: string): Promise<strin
     const entry = spec.entrypoint ?? path.basename(spec.binary);
     const layer = new TarFile(layerFile);
     for (const d of spec.dirs ?? []) layer.dir(d, d === 'tmp' ? 0o1777 : 0o755);
+    for (const t of spec.trees ?? []) await addTree(layer, t.from, t.to);
+    for (const f of spec.files ?? []) layer.bytes(f.path, Buffer.from(f.data));
     await layer.file(entry, spec.binary, 0o755);
     const layerDigest = layer.close();
     const layerSize = layer.size;

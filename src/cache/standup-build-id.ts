@@ -1,0 +1,44 @@
+// What standup's own code is, for the render cache and the parse memo: what they store was computed by this code
+// (kustomize's output read into objects, YAML parsed by this yaml library, tiers.yaml validated by this schema), so
+// a different standup must not trust it. The size and mtime of every module of the folders that read a repository
+// and of src/model (compiled or not, wherever this one runs from) and the yaml library's version: a rebuild, an
+// upgrade or an edit is a new id.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The folders of src/ (or dist/) whose code decides what the cache and the memo hold. */
+const FOLDERS = ['model', 'repo', 'cache', 'discover', 'render', 'render/artifact-generator', 'bootstrap', 'load'];
+
+let id: string | undefined;
+
+export function standupBuildId(): string {
+  if (id !== undefined) return id;
+  const top = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const h = createHash('sha256');
+  for (const dir of FOLDERS.map((f) => path.join(top, f))) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => /\.(js|ts)$/.test(n)).sort();
+    } catch {
+      names = [];
+    }
+    for (const n of names) {
+      try {
+        const st = statSync(path.join(dir, n));
+        h.update(`${dir}/${n}\u0000${st.size}\u0000${st.mtimeMs}\n`);
+      } catch {
+        h.update(`${dir}/${n}\u0000?\n`);
+      }
+    }
+  }
+  try {
+    h.update(`yaml ${(createRequire(import.meta.url)('yaml/package.json') as { version: string }).version}\n`);
+  } catch {
+    h.update('yaml ?\n');
+  }
+  id = h.digest('hex').slice(0, 32);
+  return id;
+}

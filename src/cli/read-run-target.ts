@@ -1,0 +1,276 @@
+// Everything a run needs, read before it starts: the kubeconfig, the repository and its plan, the static checks, the
+// bootstrap manifests and secrets (decrypted in memory), the CRD fallback. The runner gets the result and only talks
+// to the cluster. Reading fails here, with exit 2 and the file named, before anything is drawn or written.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chartForm, configLineOf } from '../bootstrap/operator-chart.js';
+import { readPreFluxInstalls } from '../bootstrap/pre-flux-installs.js';
+import { CONFIG_FILE } from '../repo/tiers-yaml.js';
+import { fluxInstanceFromChartValues } from '../bootstrap/flux-instance-chart.js';
+import type { Obj } from '../model/k8s.js';
+import { isFluxInstanceRelease, mergeValues } from '../repo/helm-values.js';
+import { ConfigError } from '../model/errors.js';
+import { planCluster } from '../plan/plan.js';
+import { loadRepository, type LoadedRepository } from '../load/load-repository.js';
+import { readManifests } from '../repo/manifests.js';
+import { repoFeatureGate } from '../bootstrap/feature-gates.js';
+import { parseDuration } from '../status/durations.js';
+import { contextRefusal, unreachable } from '../runner/preflight.js';
+import { ClusterError } from '../cluster/errors.js';
+import { blockingProblems } from '../runner/blocking.js';
+import type { BootstrapInputs, FallbackCrd, RunTarget } from '../runner/run-target.js';
+import type { K8sObject } from '../cluster/client.js';
+import type { LoadedKubeconfig } from '../cluster/kubeconfig.js';
+import { checkRepository } from './check-repository.js';
+import type { ClusterFlags } from './cluster-flags.js';
+import { readSecret } from './secrets.js';
+import { instanceRootSync, type InstanceManifest } from '../runner/flux-instance.js';
+import { mergeDeclaredTwice } from '../runner/declared-twice.js';
+import { imageLocator } from './image-line.js';
+
+const instanceForm = (entry: { bootstrap?: { install?: unknown } } | null): boolean => {
+  const i = entry?.bootstrap?.install;
+  return !!i && typeof i === 'object' && 'instance' in i;
+};
+
+export interface ReadNeeds {
+  /**
+   * `full`: install, secrets and sync (up); `resume`: when tiers.yaml installs Flux from the repository, the same, so
+   * that resume can wait for the controllers and finish a sync an interrupted `up` never applied; `none`.
+   */
+  bootstrap: 'full' | 'resume' | 'none';
+  /** Render every tier and run check's rules (up, resume refuse what cannot converge). */
+  checks: boolean;
+  /** `apply`: the fallback must be readable (up, crds); `diagnose`: best effort, for the deadlock diagnosis. */
+  fallback: 'apply' | 'diagnose' | 'none';
+}
+
+/** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
+function overallTimeout(text: string | undefined): number {
+  if (text === undefined) return Infinity;
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new ConfigError('BAD_FLAG', `--timeout ${text} is not a positive duration`, 'Pass a duration such as 30m or 90s, or leave --timeout out to wait as long as the tiers\' own timeouts allow.');
+  return ms;
+}
+
+/** Reads one cluster's run inputs. Reads only; nothing here writes to the cluster. */
+export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, requestTimeoutMs = 30_000): Promise<RunTarget> {
+  if (f.cluster.length > 1) throw new ConfigError('BAD_FLAG', 'this command acts on one cluster; pass --cluster once');
+  const overallMs = overallTimeout(f.timeout);
+  // The Kubernetes client takes ~0.5 s to import: it loads while the repository does (mostly waiting on kustomize).
+  // A kubeconfig error still wins over the repository's, as when it was read first; the load is let finish (its
+  // clean-up included) before the error is raised.
+  const cluster = Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]);
+  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph' });
+  void loading.catch(() => undefined); // awaited below; a load that fails first is not an unhandled rejection
+  let kube: LoadedKubeconfig;
+  let createClusterClient: typeof import('../cluster/node-client.js').createClusterClient;
+  try {
+    const [kubeconfig, nodeClient] = await cluster;
+    kube = kubeconfig.loadKubeconfig({ kubeconfig: f.kubeconfig, context: f.context });
+    createClusterClient = nodeClient.createClusterClient;
+  } catch (e) {
+    await loading.catch(() => undefined);
+    throw e;
+  }
+  const repo = await loading;
+  const model = pickCluster(repo, f.cluster[0], kube.context);
+  const entry = repo.config.clusters[model.name] ?? null;
+  const planned = planCluster(model, new Set(repo.config.exclude));
+  const files = [...repo.config.crds, ...(entry?.crds ?? [])];
+  const fallback = need.fallback === 'none' ? { objects: [], crds: [] } : await readFallback(repo.root, files, need.fallback);
+  const install = entry?.bootstrap?.install;
+  const installsFlux = install !== undefined && install !== 'already-running';
+  const guarded = {
+    cluster: model.name,
+    expectedContext: entry?.context ?? f.context,
+    expectedServer: entry?.server,
+    actualContext: kube.context,
+    actualServer: kube.server,
+    pinned: !!(entry?.context || f.context),
+  };
+  // The static checks come first: a graph the run's check step will refuse (exit 2) is said as such, never hidden by
+  // a secret that cannot be decrypted (no sops) or a cluster that cannot be reached.
+  const problems = need.checks ? (await checkRepository(repo, [planned])).kept : [];
+  const refused = need.checks && !f.force && blockingProblems(problems, model.name, fallback.crds).length > 0;
+  // Secrets are decrypted only for the cluster they are for: none for a context the guard refuses (the run's
+  // preflight then refuses it, exit 4, before any write), none for a run its check step refuses.
+  const decrypt = !refused && !contextRefusal({ name: model.name, guard: guarded });
+  const bootstrap = need.bootstrap === 'none' && !instanceForm(entry) ? null : await readBootstrap(repo, model.name, entry?.bootstrap, need.bootstrap === 'none' ? 'resume' : need.bootstrap, decrypt);
+  // A FluxInstance creates the root sync: its Kustomization and source are named after spec.sync.
+  const rootSync = bootstrap?.instance ? instanceRootSync(bootstrap.instance.object) : null;
+  const ctx = rootSync ? { ...planned, rootSync } : planned;
+  return {
+    name: model.name,
+    ctx,
+    client: createClusterClient(kube, { requestTimeoutMs }),
+    guard: guarded,
+    timeouts: {
+      defaultMs: parseDuration(repo.config.timeouts.default),
+      tiers: Object.fromEntries(Object.entries(repo.config.timeouts.tiers).map(([k, v]) => [k, parseDuration(v)])),
+      overallMs,
+    },
+    resettable: !!entry?.resettable,
+    problems,
+    fallback: { files, ...fallback },
+    crdKnowledge: {
+      runtimeCrds: repo.config.runtimeCrds,
+      externalCrds: repo.config.externalCrds,
+      groupsInGit: new Set(model.objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => (o.raw.spec as { group?: string } | undefined)?.group).filter((g): g is string => !!g)),
+    },
+    bootstrap,
+    installsFlux,
+    ...(need.bootstrap === 'full' && !installsFlux ? { fluxChartInstalls: fluxChartInstalls(repo) } : {}),
+    locateImage: imageLocator(repo.root),
+    additiveCel: {
+      kustomize: repoFeatureGate(model.objects, 'AdditiveCELDependencyCheck', 'kustomize-controller'),
+      helm: repoFeatureGate(model.objects, 'AdditiveCELDependencyCheck', 'helm-controller'),
+    },
+  };
+}
+
+/** The repository's bootstrap steps (helmfile, scripts, k3s HelmCharts) that install flux-operator or flux-instance charts. */
+function fluxChartInstalls(repo: LoadedRepository): string[] {
+  const { installs } = readPreFluxInstalls(repo.root, repo.config, repo.clusters, repo.problems, repo.memo);
+  return installs
+    .filter((i) => i.chart !== null && /(^|\/)flux-(operator|instance)$/.test(i.chart))
+    .map((i) => `${i.file}${i.line !== null ? `:${i.line}` : ''} (${i.kind === 'helmfile-release' ? 'helmfile release' : 'helm install'} ${i.name}, chart ${i.chart})`);
+}
+
+function pickCluster(repo: LoadedRepository, wanted: string | undefined, context: string) {
+  if (wanted) return repo.clusters.find((c) => c.name === wanted)!;
+  if (repo.clusters.length === 1) return repo.clusters[0]!;
+  const byContext = repo.clusters.filter((c) => repo.config.clusters[c.name]?.context === context);
+  if (byContext.length === 1) return byContext[0]!;
+  const list = repo.clusters.map((c) => `${c.name} (context ${repo.config.clusters[c.name]?.context ?? 'not pinned'})`).join(', ');
+  throw new ConfigError('CLUSTER_AMBIGUOUS', `which cluster? The current context ${context} matches none of: ${list}`,
+    'Pass --cluster NAME, or switch to that cluster\'s context (kubectl config use-context).');
+}
+
+/** The CRD fallback, read once: the objects to apply, and the CRDs among them (for the deadlock diagnosis). */
+async function readFallback(root: string, files: readonly string[], need: 'apply' | 'diagnose'): Promise<{ objects: K8sObject[]; crds: FallbackCrd[] }> {
+  const objects: K8sObject[] = [];
+  const crds: FallbackCrd[] = [];
+  for (const file of files) {
+    let read: K8sObject[];
+    try {
+      read = await readManifests(path.resolve(root, file), file);
+    } catch (e) {
+      // resume only diagnoses with it; `standup crds` reports the file with its line.
+      if (need === 'apply') throw e;
+      continue;
+    }
+    objects.push(...read);
+    for (const o of read) {
+      const spec = (o.spec ?? {}) as { group?: string; names?: { kind?: string } };
+      if (o.kind === 'CustomResourceDefinition' && spec.group && spec.names?.kind) crds.push({ group: spec.group, kind: spec.names.kind, name: o.metadata.name, file });
+    }
+  }
+  if (need === 'apply' && files.length > 0 && objects.length === 0) {
+    throw new ConfigError('CRDS_EMPTY', `the CRD fallback (${files.join(', ')}) holds no objects`, 'Point crds: in tiers.yaml at CRD manifests.');
+  }
+  return { objects, crds };
+}
+
+type Bootstrap = NonNullable<NonNullable<LoadedRepository['config']['clusters'][string]>['bootstrap']>;
+
+async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean): Promise<BootstrapInputs | null> {
+  const from = b?.install && b.install !== 'already-running' ? b.install : null;
+  const file = from ? ('path' in from ? from.path : from.operator) : null;
+  if (from && file) refuseChart(repo, cluster, 'path' in from ? 'path' : 'operator', file);
+  const install = file ? { file, objects: await readManifests(path.resolve(repo.root, file), file) } : null;
+  const instance = from && 'instance' in from ? await readInstance(repo.root, cluster, from.instance) : null;
+  if (instance) {
+    // The FluxInstance's spec.sync is the root sync: no sync directory to read.
+    const secrets = [];
+    for (const s of decrypt && need === 'full' ? (b?.secrets ?? []) : []) secrets.push(await readSecret(repo.root, s));
+    return { install, instance, secrets, sync: [], syncDir: instance.file };
+  }
+  if (need === 'resume' && (!install || !b?.sync)) return install ? { install, instance: null, secrets: [], sync: [], syncDir: '' } : null;
+  if (!b?.sync) {
+    throw new ConfigError('BOOTSTRAP_UNCONFIGURED', `cluster ${cluster} has no bootstrap.sync in tiers.yaml, so standup does not know what to apply`,
+      `Add bootstrap: {sync: <the cluster's flux-system directory>} under clusters.${cluster} (and install: already-running or install: {path: ...}).`);
+  }
+  const secrets = [];
+  for (const s of decrypt ? b.secrets : []) secrets.push(await readSecret(repo.root, s));
+  const sync = await readManifests(path.resolve(repo.root, b.sync), b.sync);
+  if (!install) return { install, instance: null, secrets, sync, syncDir: b.sync };
+  const both = mergeDeclaredTwice(install.objects, sync);
+  return { install: { ...install, objects: both.install }, instance: null, secrets, sync: both.sync, syncDir: b.sync };
+}
+
+/**
+ * An install tiers.yaml names that is a Helm chart: exit 2 naming it, since standup renders no chart (no helm, no
+ * registry); the fix is its rendered manifests, committed.
+ */
+function refuseChart(repo: LoadedRepository, cluster: string, key: 'path' | 'operator', file: string): void {
+  const chart = chartForm(path.resolve(repo.root, file), file);
+  if (!chart) return;
+  let text: string | null = null;
+  try {
+    text = repo.configFile ? readFileSync(repo.configFile, 'utf8') : null;
+  } catch {
+    text = null;
+  }
+  const at = `${CONFIG_FILE}${configLineOf(text, key, file)}`;
+  const what = key === 'operator' ? 'flux-operator' : 'Flux';
+  throw new ConfigError('BOOTSTRAP_CHART', `${at}: clusters.${cluster}.bootstrap.install.${key} names ${file}, ${chart.what}: standup installs ${what} from rendered manifests and renders no Helm chart (no helm binary, no registry)`,
+    `Render it once and commit the output, e.g. \`helm template ${key === 'operator' ? 'flux-operator' : 'flux'} ${chart.chart} --namespace flux-system > bootstrap/${key === 'operator' ? 'flux-operator' : 'flux'}.yaml\`${key === 'operator' ? ' (or flux-operator\'s release manifest, install.yaml)' : ''}, and point install.${key} at that file; or install ${key === 'operator' ? 'flux-operator and its FluxInstance' : 'Flux'} yourself first (helm install) and set install: already-running, so that \`standup up\` drives the tiers.`);
+}
+
+/**
+ * The FluxInstance tiers.yaml's bootstrap.install.instance names: exactly one, `flux`, with a spec.sync. The file may
+ * hold it as the flux-instance Helm chart gives it: a HelmRelease of that chart (values inline or from ConfigMaps and
+ * Secrets in the same file), or the chart's values file (top-level `instance:`); the FluxInstance is the one the
+ * chart renders from those values (src/bootstrap/flux-instance-chart.ts).
+ */
+async function readInstance(root: string, cluster: string, file: string): Promise<InstanceManifest> {
+  const objects = await readManifests(path.resolve(root, file), file);
+  const found = objects.filter((o) => o.kind === 'FluxInstance');
+  const where = `clusters.${cluster}.bootstrap.install.instance in tiers.yaml`;
+  if (found.length === 0) {
+    const fromChart = instanceFromChart(objects as unknown as Obj[], file, where);
+    if (fromChart) found.push(fromChart as unknown as K8sObject);
+  }
+  if (found.length !== 1) {
+    throw new ConfigError('BOOTSTRAP_INSTANCE_INVALID', `${file} holds ${found.length} FluxInstances (${where} must name a file with exactly one)`, 'Point instance: at the file with the cluster\'s FluxInstance.');
+  }
+  const fi = found[0]!;
+  const ns = fi.metadata.namespace ?? 'flux-system';
+  if (fi.metadata.name !== 'flux') {
+    throw new ConfigError('BOOTSTRAP_INSTANCE_INVALID', `${file}: FluxInstance/${ns}/${fi.metadata.name}: flux-operator reconciles only a FluxInstance named flux (its CRD rejects any other name)`, `Rename it to flux in ${file}.`);
+  }
+  if (!instanceRootSync(fi)) {
+    throw new ConfigError('BOOTSTRAP_INSTANCE_INVALID', `${file}: FluxInstance/${ns}/flux has no spec.sync, so nothing would apply this repository's tiers`, `Add spec.sync (kind, url, ref, path: the cluster's entry path) to the FluxInstance in ${file}.`);
+  }
+  return { file, object: { ...fi, metadata: { ...fi.metadata, namespace: ns } } };
+}
+
+/** The FluxInstance the flux-instance chart renders for the one release (or values file) in `objects`, or null. */
+function instanceFromChart(objects: Obj[], file: string, where: string): Obj | null {
+  const releases = objects.filter(isFluxInstanceRelease);
+  if (releases.length > 1) throw new ConfigError('BOOTSTRAP_INSTANCE_INVALID', `${file} holds ${releases.length} flux-instance HelmReleases (${where} must name a file with exactly one)`, 'Point instance: at the file with the cluster\'s FluxInstance or flux-instance HelmRelease.');
+  const hr = releases[0];
+  if (hr) {
+    const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata?.name === name) ?? null;
+    const merged = mergeValues(hr, find);
+    const lacking = [...merged.missing, ...merged.unreadable];
+    if (lacking.length) throw new ConfigError('BOOTSTRAP_INSTANCE_INVALID', `${file}: HelmRelease/${String(hr.metadata?.name)} takes its values from ${lacking.join(', ')}, which ${file} does not hold, so the FluxInstance it installs is not known`, `Put those ConfigMaps or Secrets in ${file} (or a FluxInstance), then run again.`);
+    const ns = String(hr.spec?.targetNamespace ?? hr.metadata?.namespace ?? 'flux-system');
+    const release = String(hr.spec?.releaseName ?? (hr.spec?.targetNamespace ? `${String(hr.spec.targetNamespace)}-${String(hr.metadata?.name)}` : hr.metadata?.name));
+    return fluxInstanceFromChartValues(merged.values as Obj, release, ns);
+  }
+  const values = objects.length === 1 && !objects[0]!.kind && objects[0]!.instance && typeof objects[0]!.instance === 'object' ? objects[0]! : null;
+  return values ? fluxInstanceFromChartValues(values, 'flux-instance', 'flux-system') : null;
+}
+
+/** A read-only look at the cluster (status, fix --context) starts here: an API server that does not answer is said at once. */
+export async function ensureReachable(t: RunTarget, requestMs: number): Promise<void> {
+  try {
+    await t.client.serverVersion({ timeoutMs: requestMs });
+  } catch (e) {
+    if (e instanceof ClusterError) throw unreachable(t, e);
+    throw e;
+  }
+}
