@@ -28,6 +28,7 @@ import { readSecret } from './secrets.js';
 import { instanceRootSync, type InstanceManifest } from '../runner/flux-instance.js';
 import { mergeDeclaredTwice } from '../runner/declared-twice.js';
 import { imageLocator } from './image-line.js';
+import { inferredRuntimeCrds } from '../lint/rules/runtime-crd.js';
 
 const instanceForm = (entry: { bootstrap?: { install?: unknown } } | null): boolean => {
   const i = entry?.bootstrap?.install;
@@ -115,7 +116,8 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
     problems,
     fallback: { files, ...fallback },
     crdKnowledge: {
-      runtimeCrds: repo.config.runtimeCrds,
+      // Declared first: a declaration's trigger wins over the one inferred from git for the same kind.
+      runtimeCrds: [...repo.config.runtimeCrds, ...inferredRuntimeCrds(model.objects).filter((i) => !repo.config.runtimeCrds.some((d) => d.kind === i.kind && d.group === i.group))],
       externalCrds: repo.config.externalCrds,
       groupsInGit: new Set(model.objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => (o.raw.spec as { group?: string } | undefined)?.group).filter((g): g is string => !!g)),
     },

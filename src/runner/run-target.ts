@@ -6,7 +6,7 @@ import type { GateSetting } from '../model/feature-gates.js';
 import type { ContextCheck } from '../cluster/guard.js';
 import type { Origin } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
-import type { RuntimeCrd } from '../model/config.js';
+import type { RuntimeCrdDecl } from './runtime-crd-wait.js';
 import type { PlanContext } from '../plan/plan.js';
 import type { InstanceManifest } from './flux-instance.js';
 
@@ -46,8 +46,8 @@ export interface Timeouts {
 }
 
 export interface CrdKnowledge {
-  /** tiers.yaml runtimeCrds: kinds an operator creates at runtime. */
-  runtimeCrds: readonly RuntimeCrd[];
+  /** Kinds an operator creates at runtime: tiers.yaml runtimeCrds, then those inferred from git as check infers them. */
+  runtimeCrds: readonly RuntimeCrdDecl[];
   /** CRD groups some object in git defines (partial when only the graph was rendered). */
   groupsInGit: ReadonlySet<string>;
   /** tiers.yaml externalCrds: installed outside Flux. */

@@ -58,10 +58,12 @@ describe.sequential('standup fix on the seeds\' pre-fix layout, on the real node
     // that has, from an earlier file on this shared testbed, answers 'namespace not specified' for it).
     expect(await k.crd('storageprofiles.cdi.kubevirt.io')).toBeNull();
     await tb.restart('kustomize-controller');
-    // The CDI operator: a CDI resource makes it create the StorageProfile and DataVolume CRDs. At once: the stand-in
-    // gives its CDI no status, so platform-config's wait cannot hold the new tier back until the CRDs exist as the
-    // real cdi-operator's does (a delay here races the new tier's dry-run, and loses on a fast machine).
-    startCdiOperators(tb, 0);
+    // The CDI operator: a CDI resource makes it create the StorageProfile and DataVolume CRDs, here 15 s later. The
+    // stand-in gives its CDI no status, so platform-config's wait does not hold the new tier back until the CRDs exist
+    // (as the real cdi-operator's would): the new tier's dry-run fails on the missing kind first, and standup must wait
+    // for the CRD the operator is creating (inferred from git: cdi.kubevirt.io's other CRDs are there), not call it a
+    // deadlock, as Flux's retries would converge it.
+    startCdiOperators(tb, 15_000);
     const r = await standup(['up', '--repo', repo, '--cluster', 'dev', '--kubeconfig', tb.kubeconfigPath, '--source-url', url, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const kss = await k.kustomizations();
@@ -74,6 +76,8 @@ describe.sequential('standup fix on the seeds\' pre-fix layout, on the real node
     expect(ends.indexOf('platform-config')).toBeLessThan(ends.indexOf('platform-config-cdi'));
     expect(ends.indexOf('platform-config-cdi')).toBeLessThan(ends.indexOf('apps-vms'));
     expect(await k.crd('storageprofiles.cdi.kubevirt.io')).not.toBeNull();
+    const waited = r.events.filter((e) => e.type === 'step-status' && e.id === 'tier:flux-system/platform-config-cdi' && String(e.message).includes('waiting for the StorageProfile CRD'));
+    expect(waited.length, JSON.stringify(r.events.filter((e) => String(e.id).endsWith('platform-config-cdi')))).toBeGreaterThan(0);
   }, 420_000);
 
   it('fix --context reads the merge precondition from the cluster: the old tier Ready at the current revision, or why not', async () => {

@@ -126,3 +126,22 @@ describe("Flux's optional controllers, installed when the FluxInstance lists the
     expect(withFlux(undefined).map((p) => p.crdGroup)).toEqual(['source.extensions.fluxcd.io']);
   });
 });
+
+describe('inferredRuntimeCrds (what the runner waits for without a runtimeCrds entry)', () => {
+  it("a kind whose group's other CRDs are in git while its own is not, once per trigger kind; nothing for a kind with its CRD in git", async () => {
+    const { inferredRuntimeCrds } = await import('../../src/lint/rules/runtime-crd.js');
+    const objects = [
+      crd('cdi.kubevirt.io', 'CDI', 'cdis', 'flux-system/operator'),
+      crd('cdi.kubevirt.io', 'CDIConfig', 'cdiconfigs', 'flux-system/operator'),
+      obj('cdi.kubevirt.io/v1beta1', 'CDI', 'cdi', 'flux-system/operator'),
+      obj('cdi.kubevirt.io/v1beta1', 'StorageProfile', 'a', 'flux-system/app'),
+      obj('cdi.kubevirt.io/v1beta1', 'StorageProfile', 'b', 'flux-system/app'),
+      obj('example.com/v1', 'Widget', 'w', 'flux-system/app'),
+      obj('apps/v1', 'Deployment', 'd', 'flux-system/app'),
+    ];
+    expect(inferredRuntimeCrds(objects)).toEqual([
+      { kind: 'StorageProfile', group: 'cdi.kubevirt.io', createdBy: { kind: 'CDI', group: 'cdi.kubevirt.io' }, inferred: true },
+      { kind: 'StorageProfile', group: 'cdi.kubevirt.io', createdBy: { kind: 'CDIConfig', group: 'cdi.kubevirt.io' }, inferred: true },
+    ]);
+  });
+});

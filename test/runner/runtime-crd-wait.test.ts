@@ -28,6 +28,17 @@ describe('crdOnItsWay', () => {
     expect(crdOnItsWay(missing, [], watches([cdiCrd, cdi]))).toBeNull();
   });
 
+  it('an inferred runtime CRD waits on any of its triggers that exists, and says it was inferred', () => {
+    const cfgCrd: K8sObject = { ...cdiCrd, metadata: { name: 'cdiconfigs.cdi.kubevirt.io' }, spec: { group: 'cdi.kubevirt.io', names: { kind: 'CDIConfig', plural: 'cdiconfigs' }, versions: [{ name: 'v1beta1' }] } };
+    const inferred = ['CDIConfig', 'CDI'].map((kind) => ({ kind: 'StorageProfile', group: 'cdi.kubevirt.io', createdBy: { kind, group: 'cdi.kubevirt.io' }, inferred: true }));
+    expect(crdOnItsWay(missing, inferred, watches([cdiCrd, cfgCrd, cdi]))).toBe(
+      "waiting for the StorageProfile CRD (cdi.kubevirt.io): its operator creates it once it sees CDI/cdi, which exists (inferred: cdi.kubevirt.io's other CRDs are in git, StorageProfile's is not)",
+    );
+    expect(crdOnItsWay(missing, inferred, watches([cdiCrd, cfgCrd]))).toBeNull();
+    // One trigger still listing, none found elsewhere: cannot tell yet.
+    expect(crdOnItsWay(missing, inferred, watches([cdiCrd, cfgCrd], { CDI: undefined }))).toBeUndefined();
+  });
+
   it('cannot tell while a watch it needs is still listing, and says nothing when one cannot be read', () => {
     expect(crdOnItsWay(missing, decls, watches([cdiCrd, cdi], { CustomResourceDefinition: undefined }))).toBeUndefined();
     expect(crdOnItsWay(missing, decls, watches([cdiCrd, cdi], { CDI: undefined }))).toBeUndefined();

@@ -131,7 +131,29 @@ function checkCluster(
   return problems;
 }
 
-function crdsInGit(objects: RenderedObject[]): Map<string, CrdInGit[]> {
+/**
+ * The runtime CRDs a cluster's git implies without a runtimeCrds entry (check's `runtime-inferred` origin): a custom
+ * resource whose kind has no CRD in git while other kinds of its group do is created by the group's operator once it
+ * has reconciled a resource of one of those kinds. The runner waits for such a CRD, as for a declared one, once a
+ * trigger exists on the cluster (the repaired split layout, when the operator is still at work).
+ */
+export function inferredRuntimeCrds(objects: readonly RenderedObject[]): { kind: string; group: string; createdBy: { kind: string; group: string }; inferred: true }[] {
+  const crds = crdsInGit(objects);
+  const out = new Map<string, { kind: string; group: string; createdBy: { kind: string; group: string }; inferred: true }>();
+  for (const o of objects) {
+    if (o.kind === 'CustomResourceDefinition') continue;
+    const group = groupOf(o.apiVersion);
+    if (isBuiltinGroup(group) || isFluxGroup(group) || crds.has(`${group}/${o.kind}`)) continue;
+    for (const k of crds.keys()) {
+      if (!k.startsWith(`${group}/`)) continue;
+      const trigger = k.slice(group.length + 1);
+      out.set(`${group}/${o.kind}/${trigger}`, { kind: o.kind, group, createdBy: { kind: trigger, group }, inferred: true });
+    }
+  }
+  return [...out.values()];
+}
+
+function crdsInGit(objects: readonly RenderedObject[]): Map<string, CrdInGit[]> {
   const out = new Map<string, CrdInGit[]>();
   for (const o of objects) {
     if (o.kind !== 'CustomResourceDefinition') continue;
