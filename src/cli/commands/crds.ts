@@ -14,8 +14,8 @@ Use it to unstick a cluster deadlocked on a CRD that an operator creates at runt
 A second run reports every object unchanged and writes nothing.
 
 Examples:
-  standup crds --cluster dev
-  standup crds --cluster dev --dry-run
+  standup crds --dry-run                    what the fallback would create or change; nothing is written
+  standup crds && standup resume            unstick a cold start stuck on a CRD an operator creates
 ${EXIT_CODES_HELP}`)
     .option('--dry-run', 'server-side dry-run: print what would change, write nothing')
     .option('--record <file>', 'write a JSON record of the run')

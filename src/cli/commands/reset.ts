@@ -18,9 +18,9 @@ after does not meet them terminating. The root sync is left suspended, so Flux d
 deleted: \`standup up\` (or --up) resumes it; \`standup resume\` takes back a suspension that reset made.
 
 Examples:
-  standup reset --cluster dev
-  standup reset --cluster dev --dry-run
-  standup reset --cluster dev --up --yes
+  standup reset --dry-run                   what would be suspended and deleted, in order; nothing is deleted
+  standup reset                             asks first; the cluster must be marked resettable: true in tiers.yaml
+  standup reset --up --yes                  tear down and stand up again, without the question (a script, CI)
 ${EXIT_CODES_HELP}`)
     .option('--up', 'stand the cluster up again afterwards (the steps of `standup up`)')
     .option('-y, --yes', 'do not ask for confirmation')

@@ -29,9 +29,9 @@ field manager "standup") that sets the URL in its own output, so Flux's re-apply
 cluster (ConfigMap standup-source-url), so a resume after an up stopped before the sync syncs from the mirror too.
 
 Examples:
-  standup up --cluster dev
-  standup up --cluster dev --dry-run        print what would be applied and annotated, tier by tier; write nothing
-  standup up --cluster dev --source-url http://127.0.0.1:8080/homelab.git   sync from a mirror
+  standup up                                the repository's cluster (with several: --cluster NAME; \`standup plan\` lists them)
+  standup up --dry-run                      print what would be applied and annotated, tier by tier; write nothing
+  standup up --source-url http://127.0.0.1:8080/repo.git   sync from a mirror of the repository served on this machine
 ${EXIT_CODES_HELP}`)
     .option('--dry-run', 'print what would be applied or annotated, and write nothing')
     .option('--source-url <url>', 'apply the root source with this URL instead of the one in git (a mirror), and keep it so')
