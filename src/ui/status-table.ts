@@ -38,12 +38,14 @@ export function statusRows(
   sourceOf: (ks: LiveKustomization | undefined, key: string) => LiveSource | undefined,
   cel: CelEngine | null = null,
   healthExprs: ReadonlyMap<string, readonly string[]> = new Map(),
+  /** kustomize-controller's AdditiveCELDependencyCheck gate: on, a true readyExpr still needs the dependency Ready. */
+  additive = false,
 ): StatusRow[] {
   return ctx.plan.kustomizations.map((k) => {
     const exprs = healthExprs.get(k.key);
     const live = kss.get(k.key);
     const src = sourceReadiness(sourceOf(live, k.key));
-    const r = kustomizationReadiness(live, { sourceRevision: src.revision ?? undefined, dependencyKeys: k.dependsOn, readyExpr: { dependency: (key) => kss.get(key), cel } });
+    const r = kustomizationReadiness(live, { sourceRevision: src.revision ?? undefined, dependencyKeys: k.dependsOn, readyExpr: { dependency: (key) => kss.get(key), cel, additive } });
     const ready = findCondition(live?.status?.conditions, 'Ready');
     return {
       key: k.key,

@@ -46,3 +46,25 @@ describe('status table', () => {
     expect(wide.split('\n')[0]).toMatch(/^LEVEL\s+NAME\s+READY\s+REVISION\s+SUSPENDED\s+AGE\s+STATE\s+REASON\s+MESSAGE$/);
   });
 });
+
+describe('statusRows: a row waiting on a dependency readyExpr', async () => {
+  const { statusRows } = await import('../../src/ui/status-table.js');
+  const { loadCel } = await import('../../src/status/cel.js');
+  const cel = await loadCel();
+  const cond = (status: string, reason: string, message: string) => ({ type: 'Ready', status, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: 1 });
+  const ctx = { plan: { kustomizations: [{ key: 'flux-system/infra', level: 0, dependsOn: [] }, { key: 'flux-system/apps', level: 1, dependsOn: ['flux-system/infra'] }] } } as unknown as Parameters<typeof statusRows>[0];
+  const kss = new Map<string, never>([
+    ['flux-system/infra', { metadata: { name: 'infra', namespace: 'flux-system', generation: 1 }, status: { observedGeneration: 1, conditions: [cond('False', 'HealthCheckFailed', 'timeout')] } } as never],
+    ['flux-system/apps', {
+      metadata: { name: 'apps', namespace: 'flux-system', generation: 1 },
+      spec: { sourceRef: { kind: 'GitRepository', name: 'flux-system' }, dependsOn: [{ name: 'infra', readyExpr: "dep.metadata.name == 'infra'" }] },
+      status: { observedGeneration: -1, conditions: [cond('False', 'DependencyNotReady', "dependency 'flux-system/infra' is not ready")] },
+    } as never],
+  ]);
+  it('says the gate is why a true expression is not enough, when the cluster runs it on; infers it from KC when taken to be off', () => {
+    const on = statusRows(ctx, kss, () => undefined, cel, new Map(), true).find((r) => r.key === 'flux-system/apps')!;
+    expect(on.message).toContain('with AdditiveCELDependencyCheck on, the dependency must also be Ready');
+    const off = statusRows(ctx, kss, () => undefined, cel, new Map(), false).find((r) => r.key === 'flux-system/apps')!;
+    expect(off.message).toContain('so its AdditiveCELDependencyCheck gate is on');
+  });
+});

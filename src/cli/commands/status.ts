@@ -28,7 +28,9 @@ Columns: LEVEL, NAME, READY, REVISION (shortened as flux does), SUSPENDED (- whe
 AGE, MESSAGE (cut to the terminal's width; -o wide shows it whole, with STATE and REASON). On a narrow terminal
 SUSPENDED (unless a row is suspended), AGE and LEVEL give way and REVISION shortens to its commit before MESSAGE is cut.
 A Kustomization held by its health check with healthCheckExprs adds what each expression gives on the objects it
-judges (CEL, as kustomize-controller evaluates it); one waiting on a dependency's readyExpr, what that gives.
+judges (CEL, as kustomize-controller evaluates it); one waiting on a dependency's readyExpr, what that gives, and
+whether the AdditiveCELDependencyCheck gate also needs the dependency Ready (read from kustomize-controller's
+Deployment, else from the repository's Flux patches; default off).
 
 Examples:
   standup status
@@ -55,6 +57,7 @@ export async function status(flags: StatusOptions, io: Io): Promise<number> {
     import('../../runner/flux-instance.js'),
   ]);
   const { resourceSetStatuses } = await import('../../runner/rset-observe.js');
+  const { additiveCel } = await import('../../runner/feature-gates.js');
   const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none' }, requestMs);
   const select = await selector(flags, t.ctx.plan.kustomizations.map((k) => k.key), t.name);
   await ensureReachable(t, requestMs);
@@ -71,15 +74,18 @@ export async function status(flags: StatusOptions, io: Io): Promise<number> {
   try {
     await live.start();
     let last = '';
+    let additive: boolean | undefined;
     for (;;) {
       // Ctrl-C during the wait ends --watch without one more table.
       if (last && controller.signal.aborted) return ExitCode.ok;
       const byKey = new Map(t.ctx.plan.kustomizations.map((k) => [k.key, t.ctx.graph.nodes.get(k.key)!]));
       // A dependsOn readyExpr is evaluated, so a row waiting on one says what it gives (CEL loaded only then).
       const cel = hasReadyExpr(live.kustomizations.values()) ? await loadCel() : null;
+      // What kustomize-controller runs with decides what a readyExpr means: read once, from its Deployment (else git).
+      additive ??= cel ? (await additiveCel(t.client, t.additiveCel)).kustomize.on : undefined;
       // A tier its health check holds: what its healthCheckExprs give on the objects they judge (CEL loaded only then).
       const healthExprs = await healthExprsOfRows(t.ctx.plan.kustomizations.map((k) => k.key), live, byKey, t.client);
-      const rows = statusRows(t.ctx, live.kustomizations, (ks, key) => live.sourceOf(ks, byKey.get(key)!.sourceRef), cel, healthExprs).filter((r) => select(r));
+      const rows = statusRows(t.ctx, live.kustomizations, (ks, key) => live.sourceOf(ks, byKey.get(key)!.sourceRef), cel, healthExprs, additive ?? false).filter((r) => select(r));
       // A root sync owned by a FluxInstance: the instance's state (and a suspension made through it) heads the table.
       const instance = await instanceStatus(t.client, t.ctx.rootSync);
       // The plan's ResourceSets, each with what it waits on (shown when no NAME picks rows; -n filters them too).
