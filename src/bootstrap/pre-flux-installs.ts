@@ -37,7 +37,7 @@ export function readPreFluxInstalls(root: string, config: StandupConfig, cluster
   const problems: Problem[] = [];
   for (const f of files.filter(isHelmfileCandidate)) readHelmfile(f, rel, installs, problems, memo);
   for (const f of commandFiles(root)) readCommandFile(f, root, rel, installs, problems, memo);
-  readTalosManifests(root, rel, installs, problems);
+  readTalosManifests(root, rel, installs, problems, memo);
   const k3s = readK3sHelmCharts(files, rel, clusters, installs, problems);
   for (const f of files.filter((f) => /(^|\/)bootstrap(\/|$)/.test(rel(path.dirname(f))) && /^kustomization\.ya?ml$/.test(path.basename(f)))) {
     const groups = kustomizeCrdGroups(path.dirname(f), memo);

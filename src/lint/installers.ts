@@ -108,11 +108,12 @@ function bootstrapInstalls(bootstrap: Bootstrap, releases: RenderedObject[], obj
   for (const i of bootstrap.installs) {
     const groups = new Set(i.groups);
     let via = i.kind === 'hook-apply' ? 'CRDs a hook applies' : i.kind === 'manifest' ? 'CRDs in the manifests' : '';
-    if (i.kind === 'helmfile-release' || i.kind === 'chart-install') {
+    // A manifest that names the software it installs (Talos' CNI URL `.../cilium/cilium.yaml`): its chart's groups.
+    if (i.kind === 'helmfile-release' || i.kind === 'chart-install' || (i.kind === 'manifest' && i.chart)) {
       const resolved = releaseChart(i, releases, objects);
       if (resolved) {
         for (const g of resolved.entry.groups) groups.add(g);
-        via = `chart ${resolved.chart}${resolved.from}`;
+        via = i.kind === 'manifest' ? `${resolved.chart}, as its URL names it (the groups of chart ${resolved.chart})` : `chart ${resolved.chart}${resolved.from}`;
       } else if (groups.size) {
         via = 'the CRDs its hooks wait for';
       }

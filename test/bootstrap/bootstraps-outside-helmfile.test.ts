@@ -85,6 +85,36 @@ describe('bootstrap commands outside helmfile', () => {
     expect(b.problems.map((p) => `${p.code} ${p.file}:${p.line}`)).toEqual(['bootstrap-unreadable talos/machineconfig.yaml.j2:7']);
   });
 
+  it("a custom CNI Talos installs (cluster.network.cni.urls, talhelper's cniConfig): the software its URL names, and this repository's copy of the file read for CRDs", () => {
+    const root = makeRepo({
+      'talos/generated/controlplane.yaml': [
+        'cluster:',
+        '  network:',
+        '    cni:',
+        '      name: custom',
+        '      urls:',
+        '        - https://raw.githubusercontent.com/someone/home/main/talos/integrations/cilium/cilium.yaml',
+        '    podSubnets: [10.244.0.0/16]',
+        '  extraManifests:',
+        '    - https://raw.githubusercontent.com/someone/home/refs/heads/main/talos/integrations/approver/approver.yaml',
+        '    - https://raw.githubusercontent.com/someone/home/main/talos/integrations/gadgets/gadgets.yaml',
+        '    - https://example.com/elsewhere/thing.yaml',
+      ].join('\n'),
+      'talconfig.yaml': ['cniConfig:', '  name: custom', '  urls:', '    - https://example.com/calico/tigera-operator.yaml'].join('\n'),
+      'talos/integrations/cilium/cilium.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cilium-operator\n',
+      'talos/integrations/approver/approver.yaml': 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: approver\n',
+      'talos/integrations/gadgets/gadgets.yaml': crdFile('gadgets.example.com', 'Gadget'),
+    });
+    const b = read(root);
+    expect(b.installs.map((i) => `${i.name} chart=${i.chart} groups=${i.groups.join(',')} ${i.file}:${i.line}`).sort()).toEqual([
+      'approver.yaml chart=null groups= talos/generated/controlplane.yaml:9',
+      'cilium.yaml chart=cilium groups= talos/generated/controlplane.yaml:6',
+      'gadgets.yaml chart=null groups=gadgets.example.com talos/generated/controlplane.yaml:10',
+      'tigera-operator.yaml chart=tigera-operator groups= talconfig.yaml:4',
+    ]);
+    expect(b.problems.map((p) => `${p.code} ${p.file}:${p.line} ${p.message.includes('(cluster.extraManifests)')}`)).toEqual(['bootstrap-unreadable talos/generated/controlplane.yaml:11 true']);
+  });
+
   it('a Taskfile: {{.ROOT_DIR}} is resolved; a command whose target is a variable is a note with file:line', () => {
     const root = makeRepo({
       'Taskfile.yaml': [
