@@ -83,6 +83,14 @@ build() {
 }
 
 modver() { (cd "$mods/$1" && go list -m -f '{{.Version}}' "$2"); }
+# A module's source directory: `go list -m` says nothing (an empty Dir) for a module not yet in GOMODCACHE, which is
+# the case on a cold cache when nothing built from it yet, so it is downloaded first; an empty answer is an error.
+srcdir() {
+  local dir
+  dir=$(cd "$mods/$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2")
+  [[ -n "$dir" && -d "$dir" ]] || { log "$2: no source directory in the module cache (go list -m said '$dir')"; return 1; }
+  echo "$dir"
+}
 
 kv=$(modver k8s k8s.io/kubernetes)
 kminor=${kv#v1.}; kminor=${kminor%%.*}
@@ -103,7 +111,7 @@ build_flux_operator() {
     build flux-operator flux-operator "$fo_mod/cmd/operator"
     return
   fi
-  src=$(cd "$mods/flux-operator" && go list -m -f '{{.Dir}}' "$fo_mod")
+  src=$(srcdir flux-operator "$fo_mod")
   work="$d/src"
   rm -rf "$work" && mkdir -p "$work"
   cp -r "$src" "$work/flux-operator" && chmod -R u+w "$work/flux-operator"
@@ -138,13 +146,13 @@ build age-keygen sops filippo.io/age/cmd/age-keygen
 # harness needs no Go at run time.
 for m in flux-source:github.com/fluxcd/source-controller flux-kustomize:github.com/fluxcd/kustomize-controller \
   flux-helm:github.com/fluxcd/helm-controller; do
-  src=$(cd "$mods/${m%%:*}" && go list -m -f '{{.Dir}}' "${m#*:}")
+  src=$(srcdir "${m%%:*}" "${m#*:}")
   cp -f "$src"/config/crd/bases/*.yaml "$cache/crds/"
 done
 chmod -R u+w "$cache/crds"
 # flux-operator's install (config/default: namespace, CRDs, RBAC, Deployment) and the Flux distribution manifests it
 # builds FluxInstances from (config/data, served as /data in its image: no registry is reachable).
-fo_src=$(cd "$mods/flux-operator" && go list -m -f '{{.Dir}}' "$fo_mod")
+fo_src=$(srcdir flux-operator "$fo_mod")
 rm -rf "$cache/flux-operator" && mkdir -p "$cache/flux-operator"
 cp -r "$fo_src/config/data" "$cache/flux-operator/data"
 cp -r "$fo_src/config" "$cache/flux-operator/config"
