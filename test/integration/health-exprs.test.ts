@@ -105,3 +105,63 @@ describe.sequential('healthCheckExprs explain a stuck tier', () => {
     expect(JSON.parse(good.stdout).kustomizations[0]).not.toHaveProperty('healthCheckExprs');
   });
 });
+
+// A dependsOn readyExpr on the real testbed: kustomize-controller (AdditiveCELDependencyCheck off, its default) turns
+// the dependent away on the expression alone; standup evaluates the same expression and says what it gives. Which
+// way the gate is set is read from the cluster's kustomize-controller Deployment: here a stand-in with no replicas
+// (the testbed runs the controllers as processes) that sets it off, as the real one runs.
+describe.sequential('a dependsOn readyExpr, and the gate read from the cluster', () => {
+  const gns = 'r-cel-gate';
+  const cns = 'r-cel';
+  const expr = "dep.metadata.name == 'never'";
+  const gated = `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: gated
+  namespace: ${cns}
+spec:
+  interval: 10m0s
+  path: ./gated
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: src
+  dependsOn:
+    - name: base
+      readyExpr: "${expr}"
+`;
+  const standIn = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'kustomize-controller', namespace: gns, labels: { 'app.kubernetes.io/part-of': 'flux' } },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { app: 'kustomize-controller' } },
+      template: { metadata: { labels: { app: 'kustomize-controller' } }, spec: { containers: [{ name: 'manager', image: 'standup.invalid/kustomize-controller:never', args: ['--watch-all-namespaces=true', '--feature-gates=AdditiveCELDependencyCheck=false'] }] } },
+    },
+  };
+
+  afterAll(async () => {
+    const { CoreV1Api } = await import('@kubernetes/client-node');
+    await tb.kubeConfig().makeApiClient(CoreV1Api).deleteNamespace({ name: gns }).catch(() => undefined);
+  });
+
+  it('up: the dependent waits on the expression, false, as kustomize-controller says; the gate is named with the Deployment it was read from; status says the same', async () => {
+    const { AppsV1Api, CoreV1Api } = await import('@kubernetes/client-node');
+    await tb.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: gns } } });
+    await tb.kubeConfig().makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: gns, body: standIn });
+    const f = await fixtures.fixture(cns, { ns: cns, tiers: { base: {}, gated: { dependsOn: ['base'], raw: gated } } });
+    const up = await standup(f.t('up', '-o', 'json', '--timeout', '40s'));
+    expect(up.code, up.stderr).toBe(3);
+    const logs = up.events.filter((e) => e.type === 'log').map((e) => String(e.message));
+    expect(logs).toContain(`readyExpr: kustomize-controller's AdditiveCELDependencyCheck is off (--feature-gates in the cluster's Deployment ${gns}/kustomize-controller); helm-controller's AdditiveCELDependencyCheck is taken to be off, its default: neither the cluster's helm-controller Deployment nor the repository sets it`);
+    const live = up.events.filter((e) => e.type === 'step-status' && e.id === `tier:${cns}/gated`).map((e) => String(e.message));
+    expect(live, up.stdout).toContain(`waiting for ${cns}/base: readyExpr \`${expr}\` is false`);
+    // kustomize-controller's own words: it judged the expression alone (the gate off), and it was false.
+    const st = await standup(f.t('status', 'gated', '-o', 'json'));
+    expect(st.code).toBe(1);
+    const [row] = JSON.parse(st.stdout).kustomizations;
+    expect(row).toMatchObject({ state: 'waiting', reason: 'DependencyNotReady' });
+    expect(row.message).toBe(`dependency '${cns}/base' is not ready according to readyExpr eval: readyExpr \`${expr}\` is false`);
+  }, 180_000);
+});
