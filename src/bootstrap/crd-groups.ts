@@ -16,6 +16,8 @@ export function crdGroupsInText(text: string, memo: TextMemo): string[] {
 }
 
 function crdGroups(text: string): string[] {
+  // A rendered install (a CNI's 14,000 lines) often holds no CRD at all: nothing to parse then.
+  if (!text.includes('CustomResourceDefinition')) return [];
   const groups = new Set<string>();
   for (const doc of yaml().parseAllDocuments(stripTemplates(text).text, { uniqueKeys: false })) {
     if (doc.errors.length) continue;
