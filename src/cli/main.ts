@@ -30,7 +30,7 @@ function reportError(e: unknown, io: Io): number {
   }
   const s = io.errStyle;
   if (e instanceof CliError) {
-    if (!e.shown) io.err(`${s.red('✗')} ${e.message}\n`);
+    io.err(`${s.red('✗')} ${e.message}\n`);
     if (e.hint) io.err(`  ${s.dim(e.hint)}\n`);
     return e.exitCode;
   }

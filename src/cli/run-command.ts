@@ -1,4 +1,4 @@
-import { CliError, ExitCode } from '../model/errors.js';
+import { ExitCode } from '../model/errors.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunResult } from '../runner/lifecycle.js';
 import { run, type RunMode } from '../runner/run.js';
@@ -34,20 +34,14 @@ export async function withReporter(io: Io, o: { format: Format; record?: string 
   // Nobody reads the output any more: the run stops as on Ctrl-C (run-end in the record, the summary on the other stream).
   const unhookClosed = io.onOutputClosed?.((stream) => controller.abort(`${stream} was closed (the program reading it exited)`));
   let result: RunResult;
-  const failedSteps: string[] = [];
   try {
-    result = await go((e) => {
-      if (e.type === 'step-end' && e.result === 'failed') failedSteps.push(e.message);
-      reporter.onEvent(e);
-    }, controller.signal);
+    result = await go((e) => reporter.onEvent(e), controller.signal);
   } finally {
     // Ctrl-C while the summary is written finds the run over: the summary is finished and the run's result stands.
     await reporter.close();
     unhook?.();
     unhookClosed?.();
   }
-  // The text output has said a failed step's message already (its line, the table): the error need not say it again.
-  if (result.error instanceof CliError && o.format === 'text' && failedSteps.includes(result.error.message)) result.error.shown = true;
   if (result.error) throw result.error;
   return ExitCode.ok;
 }

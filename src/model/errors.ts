@@ -148,11 +148,6 @@ export class CliError extends Error {
   readonly code: ErrorCode;
   readonly exitCode: ExitCodeValue;
   readonly hint?: string;
-  /**
-   * Its message is already on screen, word for word, as the failed step's line and in the end-of-run table: the CLI
-   * then prints only the hint, under the summary's last line (one message per fact).
-   */
-  shown = false;
 
   constructor(code: ErrorCode, message: string, options: CliErrorOptions = {}) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);

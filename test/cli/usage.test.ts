@@ -157,10 +157,7 @@ describe('an API server that refuses connections (the lead\'s case)', () => {
     expect(r.stderr).toContain('cannot reach the API server of context standup-testbed');
     // One message per fact: the server and its error said once, no "unreachable since ..., retrying" from a server
     // that never answered, right before the error that ends the run.
-    // The preflight line says it in full; the table's note (cut) and the end do not say it again: the end gives the hint.
-    const full = r.stderr.split('\n').filter((l) => l.includes('cannot reach the API server of context standup-testbed (https://127.0.0.1:9): ECONNREFUSED'));
-    expect(full).toEqual([expect.stringMatching(/^✗ Preflight: cannot reach the API server of context standup-testbed \(https:\/\/127\.0\.0\.1:9\): ECONNREFUSED \[\d+ms\]$/)]);
-    expect(r.stderr.trimEnd().split('\n').slice(-2)).toEqual([expect.stringMatching(new RegExp(`^✗ ${cmd} stopped in \\d+ms$`)), '  Check that the cluster is up and that your kubeconfig points at it (kubectl get --raw /readyz).']);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('✗ cannot reach') || l.startsWith('cannot reach'))).toEqual(['✗ cannot reach the API server of context standup-testbed (https://127.0.0.1:9): ECONNREFUSED']);
     expect(r.stderr).not.toContain('retrying');
   });
 });
