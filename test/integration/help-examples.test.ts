@@ -72,7 +72,7 @@ describe.sequential('help examples of the cluster commands', () => {
       }
       const r = await runExample(ex);
       // Without a terminal, reset asks nothing and refuses (exit 2): that is what it documents.
-      const expected = ex === 'standup reset --cluster dev' ? 2 : 0;
+      const expected = ex === 'standup reset' ? 2 : 0;
       if (r.exitCode !== expected) failures.push(`${ex} -> exit ${r.exitCode} (wanted ${expected}): ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`);
     }
     expect(failures).toEqual([]);
