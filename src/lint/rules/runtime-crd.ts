@@ -88,6 +88,7 @@ function checkCluster(
   elsewhere: (group: string) => string | null,
 ): RuntimeCrdFinding[] {
   const crds = crdsInGit(cluster.objects);
+  const kinds = kindsByGroup(crds);
   const order = new Order(graph, unexpanded);
   const unbuilt = new Map<string, string[]>();
   for (const t of bootstrap.tierCrds) {
@@ -110,7 +111,7 @@ function checkCluster(
 
     const origin = unbuilt.has(group) && !declared && !crds.has(`${group}/${obj.kind}`)
       ? { how: 'git' as const, owners: unbuilt.get(group)!, crd: `${pluralGuess(obj.kind)}.${group}` }
-      : originOf(cluster, config, crds, group, obj.kind, installers);
+      : originOf(cluster, config, crds, kinds, group, obj.kind, installers);
     if (origin) {
       const f = checkOrder(cluster, order, obj, origin);
       if (f) problems.push({ ...f, objects: [obj] });
@@ -139,14 +140,13 @@ function checkCluster(
  */
 export function inferredRuntimeCrds(objects: readonly RenderedObject[]): { kind: string; group: string; createdBy: { kind: string; group: string }; inferred: true }[] {
   const crds = crdsInGit(objects);
+  const kinds = kindsByGroup(crds);
   const out = new Map<string, { kind: string; group: string; createdBy: { kind: string; group: string }; inferred: true }>();
   for (const o of objects) {
     if (o.kind === 'CustomResourceDefinition') continue;
     const group = groupOf(o.apiVersion);
     if (isBuiltinGroup(group) || isFluxGroup(group) || crds.has(`${group}/${o.kind}`)) continue;
-    for (const k of crds.keys()) {
-      if (!k.startsWith(`${group}/`)) continue;
-      const trigger = k.slice(group.length + 1);
+    for (const trigger of kinds.get(group) ?? []) {
       out.set(`${group}/${o.kind}/${trigger}`, { kind: o.kind, group, createdBy: { kind: trigger, group }, inferred: true });
     }
   }
@@ -165,10 +165,22 @@ function crdsInGit(objects: readonly RenderedObject[]): Map<string, CrdInGit[]> 
   return out;
 }
 
+/** The kinds each API group has a CRD for in git, in the order crdsInGit met them (built once, not per object). */
+function kindsByGroup(crds: Map<string, CrdInGit[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const k of crds.keys()) {
+    const at = k.indexOf('/');
+    const group = k.slice(0, at);
+    out.set(group, [...(out.get(group) ?? []), k.slice(at + 1)]);
+  }
+  return out;
+}
+
 function originOf(
   cluster: ClusterModel,
   config: StandupConfig,
   crds: Map<string, CrdInGit[]>,
+  kinds: Map<string, string[]>,
   group: string,
   kind: string,
   installers: Installers,
@@ -188,13 +200,13 @@ function originOf(
   }
   // A chart the table knows ships the group's CRDs: that is where this kind comes from (checkInstalled).
   if (installers.releases(group).length > 0) return null;
-  const groupKinds = [...crds.keys()].filter((k) => k.startsWith(`${group}/`)).map((k) => k.slice(group.length + 1));
+  const groupKinds = kinds.get(group) ?? [];
   if (groupKinds.length === 0) return null;
   // The group's operator is in git but this kind's CRD is not: the operator creates it at runtime, once it has
   // reconciled a resource of one of the group's git-defined kinds.
   let owners = triggerOwners(cluster, (o) => groupOf(o.apiVersion) === group && groupKinds.includes(o.kind));
   if (owners.length === 0) owners = groupKinds.flatMap((k) => crds.get(`${group}/${k}`)!.map((c) => c.owner));
-  return { how: 'runtime-inferred', owners, crd, trigger: groupKinds.sort().join(', ') };
+  return { how: 'runtime-inferred', owners, crd, trigger: [...groupKinds].sort().join(', ') };
 }
 
 function triggerOwners(cluster: ClusterModel, match: (o: RenderedObject) => boolean): (string | null)[] {
