@@ -55,7 +55,7 @@ export function readTalosManifests(root: string, rel: (abs: string) => string, i
  * the URL) and the software it names (a chart of the chart table, whose operator may create more CRDs at runtime).
  * Null when nothing is known: neither a copy here nor a name standup knows.
  */
-export function whatUrlInstalls(url: string, root: string, memo: TextMemo = noMemo): { groups: string[]; software: string | null } | null {
+function whatUrlInstalls(url: string, root: string, memo: TextMemo = noMemo): { groups: string[]; software: string | null } | null {
   const groups = new Set(crdGroupsOfUrl(url));
   const local = localCopy(url, root);
   if (local) for (const g of manifestCrdGroups(local, memo)) groups.add(g);
@@ -80,7 +80,7 @@ function localCopy(url: string, root: string): string | null {
 }
 
 /** The URLs a Talos file lists: under `extraManifests:`, and under `urls:` of a `cni:` (Talos) or `cniConfig:` (talhelper) block. */
-export function talosUrls(text: string): { url: string; line: number; via: string }[] {
+function talosUrls(text: string): { url: string; line: number; via: string }[] {
   const lines = text.split('\n');
   const out: { url: string; line: number; via: string }[] = [];
   for (let i = 0; i < lines.length; i++) {

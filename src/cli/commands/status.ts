@@ -52,12 +52,10 @@ Examples:
 export async function status(flags: StatusOptions, io: Io): Promise<number> {
   const format = outputFormat(flags.output, FORMATS, 'text');
   const requestMs = flags.timeout ? await positive(flags.timeout) : 30_000;
-  const [{ ensureReachable, readRunTarget }, { LiveState }, { renderStatusTable, statusRows }, { hasReadyExpr, loadCel }, { instanceLine, instanceStatus }] = await Promise.all([
+  const [{ ensureReachable, readRunTarget }, { LiveState }, { renderStatusTable, statusRows }, { hasReadyExpr, loadCel }, { instanceLine, instanceStatus }, { resourceSetStatuses }, { additiveCel }] = await Promise.all([
     import('../read-run-target.js'), import('../../runner/live-state.js'), import('../../ui/status-table.js'), import('../../status/cel.js'),
-    import('../../runner/flux-instance.js'),
+    import('../../runner/flux-instance.js'), import('../../runner/rset-observe.js'), import('../../runner/feature-gates.js'),
   ]);
-  const { resourceSetStatuses } = await import('../../runner/rset-observe.js');
-  const { additiveCel } = await import('../../runner/feature-gates.js');
   const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none' }, requestMs);
   const select = await selector(flags, t.ctx.plan.kustomizations.map((k) => k.key), t.name);
   await ensureReachable(t, requestMs);
