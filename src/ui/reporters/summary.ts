@@ -13,8 +13,11 @@ export interface RunOutcome {
   command: string;
   ok: boolean;
   durationMs: number;
-  steps: readonly Pick<StepReport, 'level' | 'title' | 'result' | 'durationMs' | 'message'>[];
+  steps: readonly Pick<StepReport, 'id' | 'level' | 'title' | 'result' | 'durationMs' | 'message'>[];
 }
+
+/** The steps that only read: a run that failed in them changed nothing on the cluster. */
+const READ_ONLY_STEPS: ReadonlySet<string> = new Set(['check', 'preflight']);
 
 /** NOTE gets at least this much of the terminal beside the other columns, else it goes on a line of its own. */
 const MIN_NOTE = 30;
@@ -25,6 +28,13 @@ const MIN_NOTE = 30;
  * goes on its own line under its step, so no row wraps.
  */
 export function renderSummary(r: RunOutcome, style: Style, columns?: number): string {
+  const ran = r.steps.filter((s) => s.result !== 'not-run');
+  // A run refused before its first write (the graph check or preflight failed): every other row would be "not run"
+  // with the same reason the failed step and the final lines already give, so one line says what was not done.
+  if (!r.ok && ran.every((s) => READ_ONLY_STEPS.has(s.id))) {
+    const notRun = r.steps.length - ran.length;
+    return `${style.red('✗')} ${r.command} stopped in ${formatElapsed(r.durationMs)}, before it changed anything on the cluster${notRun > 0 ? ` (${notRun} step${notRun === 1 ? '' : 's'} not run)` : ''}\n`;
+  }
   const rows = r.steps.map((s) => ({
     level: s.level === null ? '' : String(s.level),
     title: s.title,
