@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import type { K8sObject } from '../cluster/client.js';
 import type { ClusterConfig } from '../model/config.js';
 import { ConfigError } from '../model/errors.js';
 import { parseText } from '../repo/manifests.js';
+import { runProcess } from '../repo/run-process.js';
 
 type SecretEntry = NonNullable<ClusterConfig['bootstrap']>['secrets'][number];
 
@@ -20,13 +20,13 @@ export async function readSecret(root: string, s: SecretEntry): Promise<K8sObjec
   const full = path.resolve(root, file);
   let text: string;
   if (s.sops) {
-    const r = await execa('sops', ['-d', full], { reject: false });
-    if (r.failed && (r as { code?: string }).code === 'ENOENT') {
+    const r = await runProcess('sops', ['-d', full]);
+    if (r.errorCode === 'ENOENT') {
       throw new ConfigError('SOPS_MISSING', `secret ${s.namespace}/${s.name} is SOPS-encrypted (${file}), and sops is not on PATH`,
         'Install sops (https://github.com/getsops/sops/releases) and make sure your age/PGP key can decrypt it (SOPS_AGE_KEY_FILE).');
     }
-    if (r.failed) {
-      throw new ConfigError('SOPS_FAILED', `sops -d ${file} failed${r.exitCode !== undefined ? ` (exit ${r.exitCode})` : ''}: ${String(r.stderr || r.message).split('\n')[0] ?? ''}`,
+    if (r.exitCode !== 0) {
+      throw new ConfigError('SOPS_FAILED', `sops -d ${file} failed${r.exitCode !== null ? ` (exit ${r.exitCode})` : r.signal ? ` (${r.signal})` : ''}: ${String(r.stderr || r.error || '').split('\n')[0] ?? ''}`,
         'Check that sops is installed and that your age/PGP key can decrypt it (SOPS_AGE_KEY_FILE).');
     }
     text = r.stdout;

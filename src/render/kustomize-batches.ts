@@ -8,11 +8,11 @@
 // Debugging: `standup --verbose` prints each kustomize run (time, exit, output size, stderr) to stderr.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { debug } from '../model/debug.js';
 import type { Kustomize } from '../repo/find-kustomize.js';
 import { cleanError, parseBuilt, type BuildOutcome, type BuiltObject } from '../repo/kustomize-output.js';
 import { scanHeader } from '../repo/object-header.js';
+import { runProcess } from '../repo/run-process.js';
 
 export interface PreparedRequest {
   /** Request number; its overlay lives in `<work>/r<n>`. */
@@ -179,7 +179,7 @@ export class Builder {
     const [bin, ...pre] = this.o.kustomize.command;
     this.spawned++;
     const t0 = performance.now();
-    const r = await run(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], { ...process.env, KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') });
+    const r = await runProcess(bin, [...pre, dir, '--load-restrictor', 'LoadRestrictionsNone'], { env: { ...process.env, KUSTOMIZE_PLUGIN_HOME: path.join(this.o.work, 'no-plugins') } });
     debug(() => `kustomize build ${path.basename(dir)}: ${(performance.now() - t0).toFixed(0)} ms, exit ${r.exitCode}, ${r.stdout.length} bytes` +
       (r.exitCode !== 0 ? `\n${r.stderr.slice(0, 1500)}` : ''));
     if (r.exitCode !== 0) {
@@ -187,34 +187,6 @@ export class Builder {
     }
     return { ok: true, objects: parseBuilt(r.stdout, dir) };
   }
-}
-
-interface RunResult {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** Why the process did not start (ENOENT), if it did not. */
-  error: string | null;
-}
-
-/**
- * Runs a command to completion with its output collected (node:child_process directly: execa costs ~100 ms to
- * import, more than a small kustomize build, and a warm load starts at most a few).
- */
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let error: string | null = null;
-    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e) => (error = e.message));
-    child.on('close', (code, signal) =>
-      resolve({ exitCode: error !== null && code === null ? -1 : code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), error }),
-    );
-  });
 }
 
 /**

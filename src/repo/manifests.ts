@@ -2,13 +2,13 @@
 // CLI before a run, so that the runner reads no files.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import type { K8sObject } from '../model/k8s.js';
 import { ConfigError } from '../model/errors.js';
 import { findKustomize } from './find-kustomize.js';
 import { hasKustomizationFile } from './kustomization-file.js';
 import { yamlFilesUnder } from './yaml-errors.js';
+import { runProcess } from './run-process.js';
 
 /**
  * Reads the manifests at `target`: a kustomization directory is built with the real kustomize; any other directory
@@ -24,8 +24,8 @@ export async function readManifests(target: string, shownAs = target): Promise<K
   if (st.isDirectory() && hasKustomizationFile(target)) {
     const k = findKustomize();
     const [cmd, ...args] = k.command;
-    const r = await execa(cmd, [...args, target, '--load-restrictor', 'LoadRestrictionsNone'], { reject: false });
-    if (r.exitCode !== 0) throw new ConfigError('BUILD_FAILED', `${k.display} ${shownAs} failed: ${r.stderr.trim().split('\n').slice(0, 5).join('\n')}`, 'Fix the kustomization, then run again.');
+    const r = await runProcess(cmd!, [...args, target, '--load-restrictor', 'LoadRestrictionsNone']);
+    if (r.exitCode !== 0) throw new ConfigError('BUILD_FAILED', `${k.display} ${shownAs} failed: ${(r.stderr || r.error || `exited with ${r.signal ?? r.exitCode}`).trim().split('\n').slice(0, 5).join('\n')}`, 'Fix the kustomization, then run again.');
     return parseText(r.stdout, shownAs);
   }
   const files = st.isDirectory() ? yamlFilesUnder(target, Infinity) : [target];
