@@ -76,39 +76,37 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
   };
 
   for (const stage of applyStages(objects)) {
-    const planned: { obj: K8sObject; action: ApplyAction; result?: K8sObject }[] = [];
-    for (const obj of stage) {
+    // The stage's reads and dry-runs run side by side (each object's GET beside its own dry-run), then its writes:
+    // one object waits on no other, and a stage of two objects costs two round trips instead of six.
+    const checked = await settleAll(stage, async (obj) => {
       const ref = apiRefOf(obj);
-      try {
-        const live = await findRetrying(ops, ref, !o.dryRun && definedInBatch(obj));
-        const dry = await ops.ssa(obj, o, true);
-        const action = !live ? 'created' : deepEqual(comparable(dry), comparable(live)) ? 'unchanged' : 'configured';
-        planned.push({ obj, action, result: dry });
-      } catch (e) {
-        const { error } = ops.toError(e, ref);
+      const seen = await readAndDryRun(ops, obj, o, !o.dryRun && definedInBatch(obj));
+      if ('failed' in seen) {
+        const { error } = ops.toError(seen.failed, ref);
         // In a dry run, what the batch itself would create first cannot exist yet: report it as created.
         const needsBatch =
           (error instanceof NoKindError && definedInBatch(obj)) ||
           (error.reason === 'NotFound' && !!obj.metadata.namespace && namespacesInBatch.has(obj.metadata.namespace));
-        if (o.dryRun && needsBatch) {
-          planned.push({ obj, action: 'created' });
-          continue;
-        }
-        throw fail(ref, 'dry-run', e);
+        if (o.dryRun && needsBatch) return { obj, action: 'created' as ApplyAction };
+        throw fail(ref, 'dry-run', seen.failed);
       }
-    }
-    for (const p of planned) {
+      const { live, dry } = seen;
+      const action: ApplyAction = !live ? 'created' : deepEqual(comparable(dry), comparable(live)) ? 'unchanged' : 'configured';
+      return { obj, action, result: dry as K8sObject | undefined };
+    });
+    // A rejected dry-run leaves the whole stage unwritten, as in Flux: the first rejection in apply order is said.
+    const rejected = checked.find((c) => c.status === 'rejected');
+    if (rejected) throw rejected.reason;
+    const planned = checked.map((c) => (c as PromiseFulfilledResult<{ obj: K8sObject; action: ApplyAction; result?: K8sObject }>).value);
+    const written = await settleAll(planned, async (p): Promise<ApplyResult> => {
       const ref = apiRefOf(p.obj);
-      if (o.dryRun || p.action === 'unchanged') {
-        results.push({ id: refKey(ref), ref, action: p.action, ...(p.result ? { object: p.result } : {}) });
-        continue;
-      }
-      try {
-        results.push({ id: refKey(ref), ref, action: p.action, object: await ops.ssa(p.obj, o, false) });
-      } catch (e) {
-        throw fail(ref, 'apply', e);
-      }
-    }
+      if (o.dryRun || p.action === 'unchanged') return { id: refKey(ref), ref, action: p.action, ...(p.result ? { object: p.result } : {}) };
+      return { id: refKey(ref), ref, action: p.action, object: await ops.ssa(p.obj, o, false) };
+    });
+    // Every write that went through is a result, in apply order, even beside one that failed (the error carries them).
+    for (const w of written) if (w.status === 'fulfilled') results.push(w.value);
+    const refused = written.findIndex((w) => w.status === 'rejected');
+    if (refused >= 0) throw fail(apiRefOf(planned[refused]!.obj), 'apply', (written[refused] as PromiseRejectedResult).reason);
     const crds = stage.filter(isCrd);
     if (!o.dryRun && crds.length > 0) {
       try {
@@ -121,6 +119,27 @@ export async function applyStaged(objects: readonly K8sObject[], o: ApplyOptions
   return results;
 }
 
+/**
+ * The live object and the dry-run of `obj`, side by side (neither waits on the other), or what failed first. A kind
+ * the batch has just defined is read first: its discovery may lag a moment (findRetrying), and the dry-run would not
+ * wait for it.
+ */
+async function readAndDryRun(ops: ApplyOps, obj: K8sObject, o: ApplyOptions, justDefined: boolean): Promise<{ live: K8sObject | undefined; dry: K8sObject } | { failed: unknown }> {
+  const ref = apiRefOf(obj);
+  try {
+    if (justDefined) {
+      const live = await findRetrying(ops, ref, true);
+      return { live, dry: await ops.ssa(obj, o, true) };
+    }
+    const [live, dry] = await Promise.allSettled([findRetrying(ops, ref, false), ops.ssa(obj, o, true)]);
+    if (live.status === 'rejected') return { failed: live.reason };
+    if (dry.status === 'rejected') return { failed: dry.reason };
+    return { live: live.value, dry: dry.value };
+  } catch (e) {
+    return { failed: e };
+  }
+}
+
 // Right after a CRD turns Established, discovery can lag for a moment: retry a kind the batch just defined.
 async function findRetrying(ops: ApplyOps, ref: ApiRef, justDefined: boolean): Promise<K8sObject | undefined> {
   for (let i = 0; ; i++) {
@@ -131,4 +150,24 @@ async function findRetrying(ops: ApplyOps, ref: ApiRef, justDefined: boolean): P
       await ops.delay(500);
     }
   }
+}
+
+/** At most this many requests of one stage in flight: the API server's and the client's limits stay far away. */
+const STAGE_CONCURRENCY = 8;
+
+/** `f` over `items`, at most STAGE_CONCURRENCY at a time, every outcome in the items' order. */
+async function settleAll<T, R>(items: readonly T[], f: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      try {
+        out[i] = { status: 'fulfilled', value: await f(items[i]!) };
+      } catch (reason) {
+        out[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STAGE_CONCURRENCY, items.length) }, worker));
+  return out;
 }
