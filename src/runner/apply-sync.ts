@@ -22,7 +22,7 @@ export async function applySecretsAndSync(
   // Only ids and actions are reported: never a Secret's data.
   for (const r of results) o.emit({ type: 'change', id: o.id, object: r.id, change: { kind: 'apply', action: r.action }, dryRun: !!o.dryRun });
   let message = summarizeActions(results.map((r) => r.action), o.dryRun);
-  const s = o.dryRun ? { suspended: false } : await rootSuspension(o.client, o.root);
+  const s = o.dryRun ? { suspended: false } : await rootSuspension(o.client, o.root, results);
   if (s.suspended) {
     await setRootSuspended(o, o.root, false);
     message += `; ${o.root.key} resumed (it was suspended)`;

@@ -1,4 +1,4 @@
-import { FLUX_KUSTOMIZATION, type ClusterClient, type K8sObject } from '../cluster/client.js';
+import { FLUX_KUSTOMIZATION, type ApplyResult, type ClusterClient, type K8sObject } from '../cluster/client.js';
 import { NoKindError } from '../cluster/errors.js';
 import { ConfigError } from '../model/errors.js';
 import type { RootSync } from '../plan/plan.js';
@@ -74,9 +74,11 @@ export interface Suspension {
   by: string | null;
 }
 
-export async function rootSuspension(client: ClusterClient, root: RootSync): Promise<Suspension> {
+export async function rootSuspension(client: ClusterClient, root: RootSync, applied: readonly ApplyResult[] = []): Promise<Suspension> {
   const ref = rootRef(root);
-  const live = ref ? await client.find(ref) : undefined;
+  // Just applied: the apply's answer is the live object (other managers' fields included), so no GET is needed.
+  const answered = ref ? applied.find((r) => r.object && r.ref.kind === ref.kind && r.ref.apiVersion.split('/')[0] === ref.apiVersion.split('/')[0] && r.ref.namespace === ref.namespace && r.ref.name === ref.name)?.object : undefined;
+  const live = answered ?? (ref ? await client.find(ref) : undefined);
   return { suspended: !!(live?.spec as { suspend?: boolean } | undefined)?.suspend, by: live?.metadata.annotations?.[SUSPENDED_BY] ?? null };
 }
 

@@ -33,7 +33,7 @@ function fakeOps(o: { live?: Record<string, K8sObject>; reject?: { name: string;
       return obj;
     }),
     waitEstablished: async () => undefined,
-    toError: (e) => ({ error: e instanceof ClusterError ? e : new ClusterError('Unknown', String(e)) }),
+    toError: (e) => ({ error: e instanceof ClusterError ? e : new ClusterError('Other', String(e)) }),
     delay: async () => undefined,
   };
   return { ops, log, max: () => maxInFlight };
