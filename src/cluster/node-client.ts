@@ -10,6 +10,7 @@ import { applyStaged } from './apply.js';
 import { NotFoundError, type ClusterError } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { apiStatusOf, isUnreachable, toClusterError } from './node-errors.js';
+import { KeepAliveAgents } from './keep-alive.js';
 import { RawObjectApi } from './raw-api.js';
 import { ReachabilityTracker, type Reachability, type ReachabilityListener } from './reachability.js';
 import { waitDeleted, waitEstablished, type WaitOptions } from './waits.js';
@@ -54,6 +55,7 @@ export class NodeClusterClient implements ClusterClient {
     const timeoutMs = this.timeoutMs;
     const counters = () => this.counters;
     const reach = this.reach;
+    const agents = new KeepAliveAgents();
     const config = createConfiguration({
       baseServer: new ServerConfiguration(server, {}),
       authMethods: { default: kc },
@@ -62,6 +64,8 @@ export class NodeClusterClient implements ClusterClient {
         {
           pre: async (ctx: RequestContext) => {
             counters().requests++;
+            const made = ctx.getAgent();
+            if (made) ctx.setAgent(agents.reuse(made) as typeof made);
             if (!ctx.getSignal()) ctx.setSignal(AbortSignal.timeout(timeoutMs));
             debug(() => `api ${ctx.getHttpMethod()} ${ctx.getUrl()}`);
             return ctx;

@@ -251,3 +251,12 @@ describe('reachability', () => {
     await it.return?.();
   });
 });
+
+describe('connections', () => {
+  it('sends its requests over one kept-alive connection, not one connection per request', async () => {
+    let connections = 0;
+    api.server.on('connection', () => void (connections += 1));
+    for (let i = 0; i < 5; i++) await client.find({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cdi', name: `x${i}` });
+    expect(connections).toBe(1);
+  });
+});
