@@ -9,6 +9,7 @@ import { readPreFluxInstalls } from '../bootstrap/pre-flux-installs.js';
 import { CONFIG_FILE } from '../repo/tiers-yaml.js';
 import { fluxInstanceFromChartValues } from '../bootstrap/flux-instance-chart.js';
 import type { Obj } from '../model/k8s.js';
+import type { StandupConfig } from '../model/config.js';
 import { isFluxInstanceRelease, mergeValues } from '../repo/helm-values.js';
 import { ConfigError } from '../model/errors.js';
 import { planCluster } from '../plan/plan.js';
@@ -16,11 +17,11 @@ import { loadRepository, type LoadedRepository } from '../load/load-repository.j
 import { readManifests } from '../repo/manifests.js';
 import { repoFeatureGate } from '../bootstrap/feature-gates.js';
 import { parseDuration } from '../status/durations.js';
-import { contextRefusal, unreachable } from '../runner/preflight.js';
+import { contextRefusal, fluxCrdsPresent, unreachable, type FluxCrds } from '../runner/preflight.js';
 import { ClusterError } from '../cluster/errors.js';
 import { blockingProblems } from '../runner/blocking.js';
 import type { BootstrapInputs, FallbackCrd, RunTarget } from '../runner/run-target.js';
-import type { K8sObject } from '../cluster/client.js';
+import type { ClusterClient, K8sObject } from '../cluster/client.js';
 import type { LoadedKubeconfig } from '../cluster/kubeconfig.js';
 import { checkRepository } from './check-repository.js';
 import type { ClusterFlags } from './cluster-flags.js';
@@ -45,6 +46,8 @@ export interface ReadNeeds {
   checks: boolean;
   /** `apply`: the fallback must be readable (up, crds); `diagnose`: best effort, for the deadlock diagnosis. */
   fallback: 'apply' | 'diagnose' | 'none';
+  /** The run starts with preflight: ask its question of the cluster while the repository loads (see flux-crds-probe). */
+  preflight?: boolean;
 }
 
 /** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
@@ -63,19 +66,30 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   // A kubeconfig error still wins over the repository's, as when it was read first; the load is let finish (its
   // clean-up included) before the error is raised.
   const cluster = Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]);
-  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph' });
+  let configRead: (c: StandupConfig) => void = () => undefined;
+  const config = new Promise<StandupConfig>((resolve) => (configRead = resolve));
+  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', onConfig: configRead });
   void loading.catch(() => undefined); // awaited below; a load that fails first is not an unhandled rejection
   let kube: LoadedKubeconfig;
-  let createClusterClient: typeof import('../cluster/node-client.js').createClusterClient;
+  let client: ClusterClient;
   try {
     const [kubeconfig, nodeClient] = await cluster;
     kube = kubeconfig.loadKubeconfig({ kubeconfig: f.kubeconfig, context: f.context });
-    createClusterClient = nodeClient.createClusterClient;
+    client = nodeClient.createClusterClient(kube, { requestTimeoutMs });
   } catch (e) {
     await loading.catch(() => undefined);
     throw e;
   }
-  const repo = await loading;
+  const fluxCrdsProbe = need.preflight ? probeFluxCrds(config, f, kube, client) : undefined;
+  try {
+    return await readTarget(f, need, overallMs, await loading, kube, client, fluxCrdsProbe);
+  } catch (e) {
+    client.close?.(); // the question asked ahead is not waited for
+    throw e;
+  }
+}
+
+async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, overallMs: number, repo: LoadedRepository, kube: LoadedKubeconfig, client: ClusterClient, fluxCrdsProbe: Promise<FluxCrds | undefined> | undefined): Promise<RunTarget> {
   const model = pickCluster(repo, f.cluster[0], kube.context);
   const entry = repo.config.clusters[model.name] ?? null;
   const planned = planCluster(model, new Set(repo.config.exclude));
@@ -105,7 +119,8 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   return {
     name: model.name,
     ctx,
-    client: createClusterClient(kube, { requestTimeoutMs }),
+    client,
+    ...(fluxCrdsProbe ? { fluxCrdsProbe } : {}),
     guard: guarded,
     timeouts: {
       defaultMs: parseDuration(repo.config.timeouts.default),
@@ -130,6 +145,24 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
       helm: repoFeatureGate(model.objects, 'AdditiveCELDependencyCheck', 'helm-controller'),
     },
   };
+}
+
+/**
+ * Preflight's question (which of Flux's CRDs the cluster has), asked while the repository loads, so the connection
+ * and its answer are ready when the run starts: reads only, and only of a cluster the context guard lets through by
+ * tiers.yaml (a refused or unpinned context is not contacted at all: its credentials plugin could prompt). The answer
+ * is used by preflight, after the static checks have spoken (src/runner/preflight.ts); undefined: not asked.
+ */
+function probeFluxCrds(config: Promise<StandupConfig>, f: ClusterFlags, kube: LoadedKubeconfig, client: ClusterClient): Promise<FluxCrds | undefined> {
+  const asked = config.then((c) => {
+    const names = Object.keys(c.clusters);
+    const name = f.cluster[0] ?? (names.length === 1 ? names[0] : names.find((n) => c.clusters[n]?.context === kube.context));
+    const entry = name ? c.clusters[name] : undefined;
+    const guard = { cluster: name, expectedContext: entry?.context ?? f.context, expectedServer: entry?.server, actualContext: kube.context, actualServer: kube.server, pinned: !!(entry?.context || f.context) };
+    return contextRefusal({ name: name ?? '', guard }) ? undefined : fluxCrdsPresent(client);
+  });
+  void asked.catch(() => undefined); // preflight awaits it; a load that fails first never does
+  return asked;
 }
 
 /** The repository's bootstrap steps (helmfile, scripts, k3s HelmCharts) that install flux-operator or flux-instance charts. */

@@ -115,6 +115,12 @@ export interface ClusterClient {
   reachability(): Reachability;
   /** Called on every change of reachability (the server went away, or came back); returns the unsubscribe. */
   onReachability(fn: (r: Reachability) => void): () => void;
+  /**
+   * The command is done with the cluster: requests still in flight are abandoned (one asked ahead, say preflight's
+   * while the repository loaded, for a run the static checks refused) and idle connections closed, so nothing keeps
+   * the process from ending. Optional: fakes need none.
+   */
+  close?(): void;
 }
 
 /** API calls per minute since `stats.since` (plain requests plus watch connections opened). */

@@ -42,6 +42,8 @@ export class NodeClusterClient implements ClusterClient {
   private readonly backoff: { initialMs: number; maxMs: number; factor: number };
   private readonly reach = new ReachabilityTracker();
   private counters: RequestStats = { requests: 0, watches: 0, relists: 0, since: Date.now() };
+  private readonly agents = new KeepAliveAgents();
+  private readonly closed = new AbortController();
 
   constructor(
     private readonly kc: KubeConfig,
@@ -55,7 +57,8 @@ export class NodeClusterClient implements ClusterClient {
     const timeoutMs = this.timeoutMs;
     const counters = () => this.counters;
     const reach = this.reach;
-    const agents = new KeepAliveAgents();
+    const agents = this.agents;
+    const closed = this.closed.signal;
     const config = createConfiguration({
       baseServer: new ServerConfiguration(server, {}),
       authMethods: { default: kc },
@@ -66,7 +69,7 @@ export class NodeClusterClient implements ClusterClient {
             counters().requests++;
             const made = ctx.getAgent();
             if (made) ctx.setAgent(agents.reuse(made) as typeof made);
-            if (!ctx.getSignal()) ctx.setSignal(AbortSignal.timeout(timeoutMs));
+            ctx.setSignal(AbortSignal.any([ctx.getSignal() ?? AbortSignal.timeout(timeoutMs), closed]));
             debug(() => `api ${ctx.getHttpMethod()} ${ctx.getUrl()}`);
             return ctx;
           },
@@ -80,6 +83,11 @@ export class NodeClusterClient implements ClusterClient {
     });
     this.api = new RawObjectApi(config);
     this.api.useContextNamespace(kc); // objects without a namespace go to the context's, as kubectl does
+  }
+
+  close(): void {
+    this.closed.abort(new Error('the command is done with the cluster'));
+    this.agents.close();
   }
 
   stats(): RequestStats {

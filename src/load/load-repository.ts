@@ -44,6 +44,8 @@ export interface LoadOptions extends ClusterSelection {
   localSources?: string[];
   /** Read the repository at this git revision (exported to a temp dir), not the working tree. */
   rev?: string;
+  /** Called with tiers.yaml as soon as it is read, long before the tiers are rendered (`up` starts preflight with it). */
+  onConfig?: (config: StandupConfig) => void;
   /** Parallel kustomize processes; default os.availableParallelism(). */
   concurrency?: number;
   /**
@@ -134,6 +136,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, root) : null);
     const ctx = createRenderContext({ ...o, root: readRoot, work, kustomize, memo, renderCache, kustomizeId: kustomizeId ?? '' });
     const { config, file } = await readTiers(readRoot, memo);
+    o.onConfig?.(config);
     for (const [provider, sets] of Object.entries(config.resourceSetInputs)) ctx.resourceSetInputs.set(provider, sets);
     // Relative to the work tree, also with --rev: a companion directory is read as it is now, not at the revision.
     ctx.localSources = [

@@ -1,5 +1,5 @@
 import type { ClusterClient } from '../cluster/client.js';
-import { ClusterError } from '../cluster/errors.js';
+import { ClusterError, ClusterTimeoutError } from '../cluster/errors.js';
 import { checkContext } from '../cluster/guard.js';
 import { CliError, ConfigError } from '../model/errors.js';
 import type { Emit } from './events.js';
@@ -9,8 +9,13 @@ const FLUX_CRDS = ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositorie
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
 
+export interface FluxCrds {
+  present: string[];
+  missing: string[];
+}
+
 /** Which of Flux's CRDs the cluster has. Also proves the API server answers (and that we may read CRDs). */
-export async function fluxCrdsPresent(client: ClusterClient): Promise<{ present: string[]; missing: string[] }> {
+export async function fluxCrdsPresent(client: ClusterClient): Promise<FluxCrds> {
   const found = await Promise.all(FLUX_CRDS.map((name) => client.find({ ...CRD, namespace: null, name })));
   return {
     present: FLUX_CRDS.filter((_, i) => found[i] !== undefined),
@@ -43,6 +48,20 @@ export function unreachable(t: { guard: { actualContext: string; actualServer: s
 }
 
 /**
+ * The answer the CLI got while the repository loaded (RunTarget.fluxCrdsProbe), else a fresh one. A refused or failed
+ * early question is asked again now (the server may be back), except a timeout: that one already waited its whole time.
+ */
+async function asked(t: RunTarget): Promise<FluxCrds> {
+  try {
+    const early = await t.fluxCrdsProbe;
+    if (early) return early;
+  } catch (e) {
+    if (e instanceof ClusterTimeoutError) throw e;
+  }
+  return fluxCrdsPresent(t.client);
+}
+
+/**
  * The context guard passes, the API answers, and Flux is there (or `up` installs it from the repository). Reads only.
  */
 export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | 'reset', emit: Emit): Promise<string> {
@@ -50,7 +69,7 @@ export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | '
   if (refused) throw refused;
   let crds;
   try {
-    crds = await fluxCrdsPresent(t.client);
+    crds = await asked(t);
   } catch (e) {
     if (e instanceof ClusterError) throw unreachable(t, e);
     throw e;

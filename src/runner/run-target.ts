@@ -9,6 +9,7 @@ import type { Problem } from '../model/problem.js';
 import type { RuntimeCrdDecl } from './runtime-crd-wait.js';
 import type { PlanContext } from '../plan/plan.js';
 import type { InstanceManifest } from './flux-instance.js';
+import type { FluxCrds } from './preflight.js';
 
 /** A CRD the fallback in tiers.yaml provides, found by reading the configured manifests. */
 export interface FallbackCrd {
@@ -60,6 +61,8 @@ export interface RunTarget {
   name: string;
   ctx: PlanContext;
   client: ClusterClient;
+  /** Which of Flux's CRDs the cluster has, asked while the repository loaded (preflight uses it); absent: not asked. */
+  fluxCrdsProbe?: Promise<FluxCrds | undefined>;
   /** The context guard's input (pure data); `pinned` false when neither tiers.yaml nor --context names a context. */
   guard: ContextCheck & { pinned: boolean };
   timeouts: Timeouts;
