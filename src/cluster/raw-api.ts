@@ -24,8 +24,26 @@ export function retryAfterMs(code: number, headers: Record<string, string> | und
 
 
 export class RawObjectApi extends KubernetesObjectApi {
+  /** Discovery of an apiVersion under way: a second request for it waits for that answer (then cached) instead. */
+  private readonly discovering = new Map<string, Promise<unknown>>();
+
   useContextNamespace(kc: KubeConfig): void {
     this.setDefaultNamespace(kc);
+  }
+
+  // client-node caches discovery per apiVersion, but not while it is being asked: the GET and the dry-run an apply now
+  // sends side by side would each discover the same group.
+  override async resource(...args: Parameters<KubernetesObjectApi['resource']>): ReturnType<KubernetesObjectApi['resource']> {
+    const [apiVersion] = args;
+    // Set before any await: a caller that finds nothing under way must register its own question at once.
+    for (let under = this.discovering.get(apiVersion); under; under = this.discovering.get(apiVersion)) await under.catch(() => undefined);
+    const asked = super.resource(...args);
+    this.discovering.set(apiVersion, asked);
+    try {
+      return await asked;
+    } finally {
+      if (this.discovering.get(apiVersion) === asked) this.discovering.delete(apiVersion);
+    }
   }
 
   /** The resource URL for an object (`list` → the collection; no namespace = all namespaces). */

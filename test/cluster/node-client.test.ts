@@ -259,4 +259,9 @@ describe('connections', () => {
     for (let i = 0; i < 5; i++) await client.find({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cdi', name: `x${i}` });
     expect(connections).toBe(1);
   });
+
+  it('discovers a group once for requests sent side by side', async () => {
+    await Promise.all([0, 1, 2].map((i) => client.find({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cdi', name: `y${i}` })));
+    expect(api.log.filter((l) => l.method === 'GET' && /\/api\/v1\/?$/.test(l.url.split('?')[0]!)).length).toBe(1);
+  });
 });
