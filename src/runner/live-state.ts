@@ -68,8 +68,13 @@ export class LiveState {
     setMaxListeners(Math.max(getMaxListeners(signal), 100), signal);
   }
 
-  /** Starts the watches and resolves once every one has listed (a kind without a CRD counts as listed, empty). */
-  async start(): Promise<void> {
+  /**
+   * Starts the watches and resolves once the kinds in `needed` (default: every one) have listed (a kind without a CRD
+   * counts as listed, empty); the others go on listing and update the state when they arrive. A fresh CRD's first
+   * LIST can be answered 429 "retry after 1 s" while the API server's cache for it fills: a run whose tiers read
+   * only GitRepositories need not wait that second for the Buckets.
+   */
+  async start(needed?: ReadonlySet<string>): Promise<void> {
     const kinds = [{ ...FLUX_KUSTOMIZATION }, ...SOURCE_KINDS.map((kind) => ({ apiVersion: FLUX_SOURCE_API, kind }))];
     for (const k of [...kinds, FLUX_HELM_RELEASE]) this.pending.add(k.kind);
     void this.follow(kinds[0]!, (snap) => replace(this.kustomizations, snap as Map<string, LiveKustomization>), true);
@@ -82,7 +87,7 @@ export class LiveState {
       });
     }
     void this.probeWhileQuiet();
-    while (this.pending.size > 0) {
+    while ([...this.pending].some((k) => !needed || needed.has(k))) {
       this.check();
       await this.changed();
     }

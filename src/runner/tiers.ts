@@ -33,7 +33,7 @@ export async function waitForTiers(t: RunTarget, mode: 'up' | 'resume', dryRun: 
   const live = fluxThere ? new LiveState(t.client, liveSignal, clock) : null;
   let helm: { requests: HelmRequester; done: Promise<void> } | null = null;
   try {
-    await live?.start();
+    await live?.start(kindsReadAtOnce(t));
     if (dryRun) return dryRunTiers({ ctx: t.ctx, steps, emit, live });
     if (!live) throw new CliError('FLUX_GONE', `Flux's CRDs are gone from ${t.guard.actualContext}`, { hint: 'Run `standup up` to install Flux again.' });
     // Beside the tier waits, on the same watches: HelmReleases turned away for a dependency are asked again at once.
@@ -54,6 +54,16 @@ export async function waitForTiers(t: RunTarget, mode: 'up' | 'resume', dryRun: 
       s.summary.helmReleases = { ...helm.requests.stats };
     }
   }
+}
+
+/**
+ * The kinds the waits read from their first look: Kustomizations and the sources the root and the tiers read. With
+ * HelmReleases in the repository, every kind (a chart may come from any source kind, and a release not yet listed
+ * would look like no release).
+ */
+function kindsReadAtOnce(t: RunTarget): ReadonlySet<string> | undefined {
+  if (t.ctx.cluster.objects.some((o) => o.kind === 'HelmRelease')) return undefined;
+  return new Set(['Kustomization', t.ctx.rootSync.source.kind, ...t.ctx.plan.kustomizations.flatMap((k) => t.ctx.graph.nodes.get(k.key)?.sourceRef.kind ?? [])]);
 }
 
 async function waitTiers(t: RunTarget, mode: 'up' | 'resume', s: RunScope, live: LiveState, additive: boolean): Promise<TierResult[]> {

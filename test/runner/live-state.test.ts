@@ -103,3 +103,31 @@ describe('LiveState.watched', () => {
     ac.abort();
   });
 });
+
+describe('LiveState.start', () => {
+  /** A cluster whose Bucket LIST is slow to come (a fresh CRD's cache answering 429, retry after 1 s). */
+  class SlowBuckets extends FakeCluster {
+    release!: () => void;
+    readonly released = new Promise<void>((r) => (this.release = r));
+    override async *observe(...args: Parameters<FakeCluster['observe']>): AsyncIterable<Map<string, import('../../src/cluster/client.js').K8sObject>> {
+      if (args[0].kind === 'Bucket') await this.released;
+      yield* super.observe(...args);
+    }
+  }
+
+  it('resolves once the kinds the run reads at once have listed; the others arrive later', async () => {
+    const cluster = new SlowBuckets();
+    const ac = new AbortController();
+    const live = new LiveState(cluster, ac.signal, new FakeClock());
+    await live.start(new Set(['Kustomization', 'GitRepository']));
+    const all = new LiveState(cluster, ac.signal, new FakeClock());
+    let allListed = false;
+    const waiting = all.start().then(() => (allListed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(allListed).toBe(false); // without `needed`, every kind
+    cluster.release();
+    await waiting;
+    expect(allListed).toBe(true);
+    ac.abort();
+  });
+});
