@@ -46,7 +46,7 @@ export interface ReadNeeds {
   checks: boolean;
   /** `apply`: the fallback must be readable (up, crds); `diagnose`: best effort, for the deadlock diagnosis. */
   fallback: 'apply' | 'diagnose' | 'none';
-  /** The run starts with preflight: ask its question of the cluster while the repository loads (see flux-crds-probe). */
+  /** The run starts with preflight: ask its question of the cluster while the repository loads (see probeFluxCrds). */
   preflight?: boolean;
 }
 
@@ -97,14 +97,7 @@ async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds
   const fallback = need.fallback === 'none' ? { objects: [], crds: [] } : await readFallback(repo.root, files, need.fallback);
   const install = entry?.bootstrap?.install;
   const installsFlux = install !== undefined && install !== 'already-running';
-  const guarded = {
-    cluster: model.name,
-    expectedContext: entry?.context ?? f.context,
-    expectedServer: entry?.server,
-    actualContext: kube.context,
-    actualServer: kube.server,
-    pinned: !!(entry?.context || f.context),
-  };
+  const guarded = guardInput(model.name, entry, f, kube);
   // The static checks come first: a graph the run's check step will refuse (exit 2) is said as such, never hidden by
   // a secret that cannot be decrypted (no sops) or a cluster that cannot be reached.
   const problems = need.checks ? (await checkRepository(repo, [planned])).kept : [];
@@ -155,10 +148,8 @@ async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds
  */
 function probeFluxCrds(config: Promise<StandupConfig>, f: ClusterFlags, kube: LoadedKubeconfig, client: ClusterClient): Promise<FluxCrds | undefined> {
   const asked = config.then((c) => {
-    const names = Object.keys(c.clusters);
-    const name = f.cluster[0] ?? (names.length === 1 ? names[0] : names.find((n) => c.clusters[n]?.context === kube.context));
-    const entry = name ? c.clusters[name] : undefined;
-    const guard = { cluster: name, expectedContext: entry?.context ?? f.context, expectedServer: entry?.server, actualContext: kube.context, actualServer: kube.server, pinned: !!(entry?.context || f.context) };
+    const name = chosenCluster(Object.keys(c.clusters), f.cluster[0], c, kube.context);
+    const guard = guardInput(name, name ? c.clusters[name] : undefined, f, kube);
     return contextRefusal({ name: name ?? '', guard }) ? undefined : fluxCrdsPresent(client);
   });
   void asked.catch(() => undefined); // preflight awaits it; a load that fails first never does
@@ -173,11 +164,29 @@ function fluxChartInstalls(repo: LoadedRepository): string[] {
     .map((i) => `${i.file}${i.line !== null ? `:${i.line}` : ''} (${i.kind === 'helmfile-release' ? 'helmfile release' : 'helm install'} ${i.name}, chart ${i.chart})`);
 }
 
+/** The context guard's input for cluster `name` (its tiers.yaml entry, if any) under the kubeconfig in use. */
+function guardInput(name: string | undefined, entry: { context?: string; server?: string } | null | undefined, f: ClusterFlags, kube: LoadedKubeconfig): RunTarget['guard'] {
+  return {
+    cluster: name,
+    expectedContext: entry?.context ?? f.context,
+    expectedServer: entry?.server,
+    actualContext: kube.context,
+    actualServer: kube.server,
+    pinned: !!(entry?.context || f.context),
+  };
+}
+
+/** The cluster a run acts on: the one named, the only one, or the one whose pinned context is current; else undefined. */
+function chosenCluster(names: readonly string[], wanted: string | undefined, config: StandupConfig, context: string): string | undefined {
+  if (wanted) return wanted;
+  if (names.length === 1) return names[0];
+  const byContext = names.filter((n) => config.clusters[n]?.context === context);
+  return byContext.length === 1 ? byContext[0] : undefined;
+}
+
 function pickCluster(repo: LoadedRepository, wanted: string | undefined, context: string) {
-  if (wanted) return repo.clusters.find((c) => c.name === wanted)!;
-  if (repo.clusters.length === 1) return repo.clusters[0]!;
-  const byContext = repo.clusters.filter((c) => repo.config.clusters[c.name]?.context === context);
-  if (byContext.length === 1) return byContext[0]!;
+  const name = chosenCluster(repo.clusters.map((c) => c.name), wanted, repo.config, context);
+  if (name !== undefined) return repo.clusters.find((c) => c.name === name)!;
   const list = repo.clusters.map((c) => `${c.name} (context ${repo.config.clusters[c.name]?.context ?? 'not pinned'})`).join(', ');
   throw new ConfigError('CLUSTER_AMBIGUOUS', `which cluster? The current context ${context} matches none of: ${list}`,
     'Pass --cluster NAME, or switch to that cluster\'s context (kubectl config use-context).');

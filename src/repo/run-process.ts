@@ -22,9 +22,8 @@ export function runProcess(bin: string, args: readonly string[], o: { env?: Node
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => (error = e));
-    child.on('close', (code, signal) => {
-      const e = error as NodeJS.ErrnoException | null;
-      resolve({ exitCode: e !== null && code === null ? null : code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), error: e?.message ?? null, errorCode: e?.code ?? null });
-    });
+    child.on('close', (exitCode, signal) =>
+      resolve({ exitCode, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), error: error?.message ?? null, errorCode: error?.code ?? null }),
+    );
   });
 }
