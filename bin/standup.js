@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The installed command: runs the compiled CLI in dist/ and nothing else (no TypeScript loader at run time).
+// The installed command: runs the bundled CLI in dist/bundle and nothing else (no TypeScript loader at run time).
 // In a clone of the repository, `npm ci` builds dist/ (the prepare script); `npm run standup` runs the source.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const supported = major > 20 || (major === 20 && minor >= 19);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = path.join(root, 'dist/cli/main.js');
+const compiled = path.join(root, 'dist/bundle/main.js');
 const src = path.join(root, 'src');
 
 if (!supported) {

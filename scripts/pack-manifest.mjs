@@ -1,7 +1,7 @@
 // `npm pack` / `npm publish`: the published package.json is the project's without what only a clone needs. No
 // scripts: a lifecycle script in an installed package makes npm 11 warn (and asks every user to approve it), and
-// dist/ is built before packing, so nothing is left to run. No devDependencies, and no @kubernetes/client-node,
-// which dist/vendor/client-node.js holds (scripts/vendor-client-node.mjs). `strip` (prepack) keeps the original
+// dist/ is built before packing, so nothing is left to run. No devDependencies, and none of the packages
+// dist/bundle holds (scripts/vendored.mjs). `strip` (prepack) keeps the original
 // beside it and `restore` (postpack) puts it back; a strip after a pack that failed half-way restores first.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { VENDORED } from './vendored.mjs';

@@ -1,7 +1,7 @@
 // `npm pack` / `npm publish` (prepack): ships the lockfile's production tree as npm-shrinkwrap.json, so an install
 // of the package gets exactly the dependency versions the tests ran with (a caret range deep in the tree cannot pull
 // in a release that needs Node 22). Dev-only packages are left out: npm never installs a dependency's dev tree; so
-// are the packages only the vendored ones need (scripts/pack-manifest.mjs), which dist/vendor already holds.
+// are the packages only the bundled ones need (scripts/vendored.mjs), which dist/bundle already holds.
 // postpack removes the file again; the repository keeps package-lock.json only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { VENDORED } from './vendored.mjs';

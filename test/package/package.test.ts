@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,10 +35,10 @@ function npmSemver(): { subset(a: string, b: string): boolean } {
 }
 
 describe('the tarball', () => {
-  it('holds exactly what runs: bin, the compiled dist/, the schema, README, LICENSE, package.json, the shrinkwrap', () => {
-    const allowed = /^(bin\/standup\.js|dist\/[\w/-]+\.js|schema\/[\w.-]+\.json|package\.json|README\.md|LICENSE|npm-shrinkwrap\.json)$/;
+  it('holds exactly what runs: bin, the bundled dist/bundle/, the schema, README, LICENSE, package.json, the shrinkwrap', () => {
+    const allowed = /^(bin\/standup\.js|dist\/bundle\/[\w-]+\.js|schema\/[\w.-]+\.json|package\.json|README\.md|LICENSE|npm-shrinkwrap\.json)$/;
     expect(packed.files.filter((f) => !allowed.test(f))).toEqual([]);
-    expect(packed.files).toEqual(expect.arrayContaining(['bin/standup.js', 'dist/cli/main.js', 'LICENSE', 'README.md', 'npm-shrinkwrap.json']));
+    expect(packed.files).toEqual(expect.arrayContaining(['bin/standup.js', 'dist/bundle/main.js', 'dist/bundle/cel.js', 'LICENSE', 'README.md', 'npm-shrinkwrap.json']));
     expect(packed.files.some((f) => f.startsWith('test/') || f.startsWith('src/') || f.endsWith('.map'))).toBe(false);
   });
 
@@ -59,22 +59,25 @@ describe('the tarball', () => {
     expect(bin).not.toMatch(/tsx|register\(/);
   });
 
-  it('ships the lockfile\'s production tree as its shrinkwrap, without dev packages or what only the vendored client-node needs', () => {
+  it('ships the lockfile\'s production tree as its shrinkwrap, without dev packages or what only the bundled packages need', () => {
     const shipped = Object.entries(packed.shrinkwrap.packages).filter(([k]) => k !== '');
     // Every shipped entry is the lockfile's own, at the same place and version.
     expect(shipped.filter(([k, v]) => lock.packages[k]?.version !== v.version || lock.packages[k]?.dev)).toEqual([]);
     for (const dep of Object.keys(packed.manifest.dependencies)) expect(packed.shrinkwrap.packages[`node_modules/${dep}`], dep).toBeDefined();
-    for (const gone of ['tsx', 'typescript', 'vitest', 'esbuild', '@kubernetes/client-node']) expect(packed.shrinkwrap.packages[`node_modules/${gone}`]).toBeUndefined();
+    for (const gone of ['tsx', 'typescript', 'vitest', 'esbuild', '@kubernetes/client-node', 'zod', 'ora', 'commander']) expect(packed.shrinkwrap.packages[`node_modules/${gone}`]).toBeUndefined();
     expect(shipped.length).toBeLessThan(Object.keys(lock.packages).filter((k) => k !== '' && !lock.packages[k]!.dev).length);
   });
 
-  it('publishes a manifest without lifecycle scripts (npm 11 warns on them) and without client-node, which dist/vendor holds', () => {
+  it('publishes a manifest without lifecycle scripts (npm 11 warns on them) and without the packages dist/bundle holds', () => {
     const manifest = packed.manifest as unknown as Record<string, unknown>;
     expect(manifest.scripts).toBeUndefined();
     expect(manifest.devDependencies).toBeUndefined();
-    expect(Object.keys(packed.manifest.dependencies)).not.toContain('@kubernetes/client-node');
-    expect(packed.files).toContain('dist/vendor/client-node.js');
-    expect(execFileSync('tar', ['-xzOf', packed.tarball, 'package/dist/cluster/node-client.js'], { encoding: 'utf8' })).toContain("from '../vendor/client-node.js'");
+    // yaml alone is required at run time (on first use, which a bundler cannot follow: scripts/bundle.mjs).
+    expect(Object.keys(packed.manifest.dependencies)).toEqual(['yaml']);
+    const shipped = packed.files.filter((f) => f.endsWith('.js')).map((f) => execFileSync('tar', ['-xzOf', packed.tarball, `package/${f}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+    // The render cache's key names this build (src/cache/standup-build-id.ts): fixed by the bundler, not left to a
+    // walk of folders the package does not have.
+    expect(shipped.join('\n')).not.toContain('__STANDUP_BUILD_ID__');
     // The clone keeps its scripts: packing restored package.json.
     expect(JSON.parse(readFileSync(path.join(PROJECT, 'package.json'), 'utf8')).scripts.prepare).toBeDefined();
     expect(existsSync(path.join(PROJECT, 'package.json.before-pack'))).toBe(false);
@@ -102,7 +105,18 @@ describe('installed from the tarball, production dependencies only', { timeout: 
     }
   });
 
-  it('has no @kubernetes/client-node in its tree: the vendored bundle serves the cluster commands', async () => {
+  it('resolves every import of every shipped module from what it installed (the bundle names no package it lacks)', async () => {
+    // esbuild follows each static and dynamic import from the installed files as Node would and fails on one it
+    // cannot resolve; client-node's dependencies require() three optional packages inside a try (scripts/bundle.mjs).
+    const { build } = await import('esbuild');
+    const entries = readdirSync(path.join(installed.packageDir, 'dist/bundle')).map((f) => path.join(installed.packageDir, 'dist/bundle', f));
+    const r = await build({ entryPoints: entries, bundle: true, write: false, platform: 'node', format: 'esm', outdir: path.join(installed.dir, 'resolved'), logLevel: 'silent', external: ['bufferutil', 'utf-8-validate', 'encoding'] })
+      .then(() => [], (e: { errors?: { text: string }[] }) => (e.errors ?? [{ text: String(e) }]).map((x) => x.text));
+    expect(r).toEqual([]);
+  });
+
+  it('has no @kubernetes/client-node, zod, ora or commander in its tree: the bundle serves every command', async () => {
+    for (const gone of ['zod', 'ora', 'commander']) expect(existsSync(path.join(installed.dir, 'node_modules', gone)), gone).toBe(false);
     expect(existsSync(path.join(installed.dir, 'node_modules/@kubernetes/client-node'))).toBe(false);
     expect(existsSync(path.join(installed.packageDir, 'node_modules/@kubernetes/client-node'))).toBe(false);
     // A cluster command loads it: a kubeconfig naming a closed port gets standup's own answer, not an import error.
@@ -114,11 +128,11 @@ describe('installed from the tarball, production dependencies only', { timeout: 
     expect(JSON.parse(r.stdout).serverError).toContain('cannot reach the API server https://127.0.0.1:1');
   });
 
-  it('has no @bufbuild package in its tree: the vendored CEL bundle evaluates readyExpr and healthCheckExprs', async () => {
+  it('has no @bufbuild package in its tree: the bundle\'s CEL evaluates readyExpr and healthCheckExprs', async () => {
     expect(existsSync(path.join(installed.dir, 'node_modules/@bufbuild'))).toBe(false);
     expect(existsSync(path.join(installed.packageDir, 'node_modules/@bufbuild'))).toBe(false);
     // The same module the runner loads (a failed load there only loses an explanation, so it is checked here).
-    const cel = pathToFileURL(path.join(installed.packageDir, 'dist/status/cel.js')).href;
+    const cel = pathToFileURL(path.join(installed.packageDir, 'dist/bundle/cel.js')).href;
     const script = `const { loadCel } = await import(${JSON.stringify(cel)}); const c = await loadCel();
       console.log(JSON.stringify([c.evaluate("status.phase.upperAscii() == 'READY' && size(status.items) == 2", { status: { phase: 'ready', items: [1, 2] } }), c.evaluate('1 +', {}).ok]));`;
     const r = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false, cwd: installed.dir });
