@@ -196,7 +196,8 @@ function mergeWalks(ws: Walk[]): Walk {
   return { yaml: [...new Set(ws.flatMap((w) => w.yaml))].sort(), kustomizationDirs: [...new Set(ws.flatMap((w) => w.kustomizationDirs))].sort() };
 }
 
-function parseDocs(text: string): Obj[] {
+/** The documents of a YAML text that parse to mappings; an unparseable text has none. */
+export function parseDocs(text: string): Obj[] {
   const out: Obj[] = [];
   try {
     for (const d of yaml().parseAllDocuments(text, { uniqueKeys: false })) {

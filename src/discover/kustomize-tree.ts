@@ -13,7 +13,7 @@ import { hasKustomizationFile, isRemote, KUSTOMIZATION_FILES, objectRefs, type K
 const TRANSFORMS = ['patchesStrategicMerge', 'replacements', 'components', 'transformers', 'vars'];
 
 /** A patch that may edit a Flux Kustomization: its target's kind matches (kustomize reads it as a regex), or it has none. */
-function mayPatchKustomization(p: unknown): boolean {
+export function mayPatchKustomization(p: unknown): boolean {
   if (!p || typeof p !== 'object') return true;
   const kind = (p as Obj).target?.kind;
   if (typeof kind === 'string' && kind) {

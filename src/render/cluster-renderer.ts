@@ -15,6 +15,7 @@ import { isFluxKustomization } from './flux-kustomization.js';
 import { overlayOf } from './flux-overlay.js';
 import { missingSources, postBuildVars, substituteObjects } from './postbuild.js';
 import type { RenderContext } from './render-context.js';
+import { prefetchChildren } from './predicted-children.js';
 import { RenderScheduler, type Deferred } from './render-scheduler.js';
 import { RenderedCluster, renderedObject } from './rendered-cluster.js';
 import { RootSources } from './root-sources.js';
@@ -87,7 +88,9 @@ class ClusterRenderer {
   private async renderEntry(release: () => void): Promise<void> {
     const dir = path.join(this.ctx.root, this.entry.entry);
     this.cluster.renderedRequests.add(requestKey(dir, {}));
-    let built = await buildPath(this.ctx, dir, {});
+    const own = buildPath(this.ctx, dir, {});
+    prefetchChildren(this.ctx, this.roots, dir, {}, { namespace: 'flux-system', entry: true });
+    let built = await own;
     if (!built.outcome.ok) {
       this.cluster.buildFailed(built, built.outcome.error, null);
       return;

@@ -117,6 +117,18 @@ export class RootSources {
     return this.resolve(p);
   }
 
+  /**
+   * How resolve() will read spec.paths once inferSourceRoot has seen the entry's root syncs, for a guess made before
+   * the entry is built (predicted-children.ts): `found` are the Kustomizations the entry's files declare.
+   */
+  resolverAfter(found: FluxKustomization[]): (p: string | null) => string {
+    const entry = this.entry.entry;
+    const roots = found.filter((k) => this.isRootSource(k.sourceRef) && sourceRootFor(entry, k.path) !== null);
+    const inferred = this.entry.sourceRoot ? undefined : roots.map((r) => sourceRootFor(entry, r.path)!).sort((a, b) => a.length - b.length)[0];
+    const root = inferred ?? this.sourceRoot;
+    return (p) => normalizeRepoPath(path.posix.join(root, normalizeRepoPath(p ?? '')));
+  }
+
   /** The absolute directory the cluster's source serves as its root. */
   sourceDir(root: string): string {
     return path.join(root, this.sourceRoot);

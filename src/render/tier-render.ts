@@ -13,6 +13,7 @@ import { parseGenerator } from './artifact-generator/index.js';
 import type { MaterializedArtifact } from './artifact-store.js';
 import { buildPath, requestKey } from './build-path.js';
 import { overlayOf, type FluxOverlay } from './flux-overlay.js';
+import { prefetchChildren } from './predicted-children.js';
 import type { LocalSource, RenderContext } from './render-context.js';
 import type { RenderScheduler } from './render-scheduler.js';
 import type { RenderedCluster } from './rendered-cluster.js';
@@ -100,7 +101,9 @@ export class TierRender {
   }
 
   private async buildChild(ks: FluxKustomization, abs: string, overlay: FluxOverlay, rel: string, release: () => void): Promise<void> {
-    const built = await buildPath(this.ctx, abs, overlay);
+    const own = buildPath(this.ctx, abs, overlay);
+    prefetchChildren(this.ctx, this.roots, abs, overlay, { namespace: ks.namespace });
+    const built = await own;
     if (!built.outcome.ok) {
       this.cluster.expansion.set(ks.key, 'build-failed');
       this.cluster.buildFailed(built, built.outcome.error, ks);
