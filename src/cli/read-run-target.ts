@@ -62,14 +62,17 @@ function overallTimeout(text: string | undefined): number {
 export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, requestTimeoutMs = 30_000): Promise<RunTarget> {
   if (f.cluster.length > 1) throw new ConfigError('BAD_FLAG', 'this command acts on one cluster; pass --cluster once');
   const overallMs = overallTimeout(f.timeout);
-  // The Kubernetes client takes ~0.5 s to import: it loads while the repository does (mostly waiting on kustomize).
-  // A kubeconfig error still wins over the repository's, as when it was read first; the load is let finish (its
-  // clean-up included) before the error is raised.
-  const cluster = Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]);
+  // The Kubernetes client takes ~0.1 s of CPU to load (most of it compiling client-node): it loads while the
+  // repository does, once the first kustomize processes have started (mostly waiting on them), not before, which
+  // would hold their start back. A kubeconfig error still wins over the repository's, as when it was read first; the
+  // load is let finish (its clean-up included) before the error is raised.
+  let startClient = (): void => undefined;
+  const clientWanted = new Promise<void>((resolve) => (startClient = resolve));
+  const cluster = clientWanted.then(() => Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]));
   let configRead: (c: StandupConfig) => void = () => undefined;
   const config = new Promise<StandupConfig>((resolve) => (configRead = resolve));
-  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', onConfig: configRead });
-  void loading.catch(() => undefined); // awaited below; a load that fails first is not an unhandled rejection
+  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', onConfig: configRead, onRendering: startClient });
+  void loading.catch(() => undefined).finally(startClient); // awaited below; a load that fails first is not an unhandled rejection
   let kube: LoadedKubeconfig;
   let client: ClusterClient;
   try {

@@ -46,6 +46,11 @@ export interface LoadOptions extends ClusterSelection {
   rev?: string;
   /** Called with tiers.yaml as soon as it is read, long before the tiers are rendered (`up` starts preflight with it). */
   onConfig?: (config: StandupConfig) => void;
+  /**
+   * Called once the clusters' first kustomize builds have started (or the load ended before any): the moment for
+   * other start-up work that needs the CPU, which would otherwise delay those processes' start.
+   */
+  onRendering?: () => void;
   /** Parallel kustomize processes; default os.availableParallelism(). */
   concurrency?: number;
   /**
@@ -152,7 +157,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     }
     debug(() => `load ${readRoot}${o.rev ? ` at ${o.rev} (${exported?.commit})` : ''}: ${file ?? 'no tiers.yaml'}, entries ${entries.map((e) => `${e.name}=${e.entry || '.'}`).join(', ')}, ` +
       `kustomize ${kustomize.command.join(' ')}, scope ${o.scope ?? 'all'}${o.helmOrders ? ' with HelmRelease orders' : ''}, render cache ${renderCache ? renderCache.disabled ?? renderCache.dir : 'off'}, work dir ${work} (STANDUP_DEBUG_KEEP=1 keeps it)`);
-    const results = await Promise.all(
+    const rendering = Promise.all(
       entries.map(async (e) => {
         const first = await renderCluster(ctx, e);
         if (!first.undefinedVariables) return first;
@@ -162,6 +167,10 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
         return renderCluster(ctx, e, substitutionSemantics(readRoot, config, first.model, memo));
       }),
     );
+    // The entries' first builds were asked for just now; the builder starts them in this turn's setImmediate, queued
+    // before this one.
+    if (o.onRendering) setImmediate(o.onRendering);
+    const results = await rendering;
     // Saved now for a next load in this process, and again when the session closes with what was parsed after.
     memo.save();
     await renderCache?.flush();
