@@ -1,4 +1,6 @@
-import { z } from 'zod';
+// zod/v4 as a namespace, not zod's `z` export: the bundler then keeps only what this schema uses (140 KB of zod
+// instead of 590 KB with every locale), which every command that reads tiers.yaml compiles at start.
+import * as z from 'zod/v4';
 import { PROBLEM_CODES } from './problem.js';
 import { PLATFORMS } from './platforms.js';
 

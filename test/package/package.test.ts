@@ -169,6 +169,17 @@ describe('installed from the tarball, production dependencies only', { timeout: 
     ]);
   });
 
+  it('an invalid tiers.yaml: every problem with its line and zod\'s English message, as from the source', async () => {
+    // The bundle keeps of zod only what the schema uses (src/model/config.ts imports zod/v4): its messages too.
+    const repo = path.join(installed.dir, 'bad-config');
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(path.join(repo, 'tiers.yaml'), 'version: 1\nclusters:\n  dev:\n    path: 3\n    resettable: maybe\n');
+    const r = await run(['plan', '--repo', repo]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('tiers.yaml:4:11: clusters.dev.path: Invalid input: expected string, received number');
+    expect(r.stderr).toContain('tiers.yaml:5:17: clusters.dev.resettable: Invalid input: expected boolean, received string');
+  });
+
   it('a bad flag is exit 2 with the message on stderr, as from the source', async () => {
     const r = await run(['plan', '-o', 'svg', '--repo', path.join(PROJECT, 'test/fixtures/lint/clean')]);
     expect(r.exitCode).toBe(2);
