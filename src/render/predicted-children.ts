@@ -14,14 +14,12 @@ import { isDir } from '../repo/fs-stat.js';
 import { buildPath, requestKey } from './build-path.js';
 import { isFluxKustomization, toFluxKustomization } from './flux-kustomization.js';
 import { overlayOf, type FluxOverlay } from './flux-overlay.js';
-import type { RenderContext } from './render-context.js';
+import { putOffUnderGraph, type RenderContext } from './render-context.js';
 import type { RootSources } from './root-sources.js';
 import { TierFileScan } from './tier-file-scan.js';
 
 /** Kustomization fields that change the objects it includes (beyond labels and images, which touch no spec.path). */
 const TRANSFORMING = ['namespace', 'namePrefix', 'nameSuffix', 'replacements', 'transformers', 'generators', 'components', 'vars', 'patchesJson6902', 'patchesStrategicMerge'];
-
-const guessed = new WeakMap<RenderContext, Set<string>>();
 
 /** What the build of `dir` with `overlay` starts with its children's builds. */
 export interface Prefetch {
@@ -32,42 +30,37 @@ export interface Prefetch {
 }
 
 /**
- * Starts the builds of the Kustomizations that building `dir` with `overlay` is certain to apply (see above); returns
- * how many were started. Call it right after asking for the build of `dir` itself, in the same tick, so they share
- * its kustomize round.
+ * Starts the builds of the Kustomizations that building `dir` with `overlay` is certain to apply (see above). Call it
+ * right after asking for the build of `dir` itself, in the same tick, so they share its kustomize round.
  */
-export function prefetchChildren(ctx: RenderContext, roots: RootSources, dir: string, overlay: FluxOverlay, o: Prefetch): number {
+export function prefetchChildren(ctx: RenderContext, roots: RootSources, dir: string, overlay: FluxOverlay, o: Prefetch): void {
   // Once per build per load: the tier's render calls this again for a build guessed here, and a cycle ends.
-  let seen = guessed.get(ctx);
-  if (!seen) guessed.set(ctx, (seen = new Set()));
   const key = requestKey(dir, overlay);
-  if (seen.has(key)) return 0;
-  seen.add(key);
-  if (overlay.targetNamespace || overlay.namePrefix || overlay.nameSuffix || overlay.patches?.length) return 0;
+  if (ctx.guessed.has(key)) return;
+  ctx.guessed.add(key);
+  if (overlay.targetNamespace || overlay.namePrefix || overlay.nameSuffix || overlay.patches?.length) return;
   // A root source nothing named is adopted from the entry's output (root-sources.ts adoptRoot).
-  if (o.entry && roots.assumed) return 0;
+  if (o.entry && roots.assumed) return;
   // Most tiers apply no Kustomization: the (cached) scan that puts off leaf tiers says so without reading them again.
-  if (!ctx.fluxScan.mayApplyKustomizations(dir, overlay.components)) return 0;
+  if (!ctx.fluxScan.mayApplyKustomizations(dir, overlay.components)) return;
   const children = plainKustomizations(ctx, dir, overlay.components ?? []);
-  if (!children) return 0;
+  if (!children) return;
   const kss = children.map((raw) => toFluxKustomization({ raw, defaultNamespace: o.namespace, parent: null, origin: { file: '', line: null } }));
   const resolve = o.entry ? roots.resolverAfter(kss) : (p: string | null) => roots.resolve(p);
   // The entry is built again with its root sync's overlay when that has one (cluster-renderer.ts): not a plain build.
-  if (o.entry && kss.some((k) => roots.isRootSource(k.sourceRef) && resolve(k.path) === path.relative(ctx.root, dir) && Object.keys(overlayOf(k)).length > 0)) return 0;
-  let started = 0;
+  if (o.entry && kss.some((k) => roots.isRootSource(k.sourceRef) && resolve(k.path) === path.relative(ctx.root, dir) && Object.keys(overlayOf(k)).length > 0)) return;
   for (const ks of kss) {
     if (!roots.isRootSource(ks.sourceRef) || ks.path === null || JSON.stringify(ks.raw.spec ?? {}).includes('${')) continue;
     const abs = path.join(ctx.root, resolve(ks.path));
     if (abs === dir || !isDir(abs)) continue;
     const childOverlay = overlayOf(ks);
-    // A leaf under scope 'graph' is put off (tier-render.ts) and may never be built.
-    if (ctx.scope === 'graph' && !ctx.fluxScan.mayApplyKustomizations(abs, childOverlay.components) && !ctx.helmScan?.may(abs, childOverlay.components)) continue;
+    // A leaf put off under scope 'graph' may never be built.
+    if (putOffUnderGraph(ctx, abs, childOverlay.components)) continue;
     // Its outcome is read by the tier's own render; nothing waits on this promise.
     buildPath(ctx, abs, childOverlay).catch(() => undefined);
     // And what it applies in turn, so a whole tree of plain files is one round.
-    started += 1 + prefetchChildren(ctx, roots, abs, childOverlay, { namespace: ks.namespace });
+    prefetchChildren(ctx, roots, abs, childOverlay, { namespace: ks.namespace });
   }
-  return started;
 }
 
 /** The Flux Kustomizations among the documents building `dir` reads, or null when its files cannot say for certain. */

@@ -44,6 +44,8 @@ export interface RenderContext {
   origins: OriginIndex;
   /** Every build of this load by path + overlay (build-path.ts), so that none runs twice. */
   builds: Map<string, Promise<PathBuild>>;
+  /** The builds whose children were guessed from their files (predicted-children.ts), by request key: once each. */
+  guessed: Set<string>;
   likelyFailures: LikelyFailures;
   /** Builds requested (`n`, also the overlays' numbers), and how many of them the render cache could not key. */
   seq: { n: number; uncached: number };
@@ -124,6 +126,7 @@ export function createRenderContext(o: RenderContextOptions): RenderContext {
     builder,
     origins: new OriginIndex(memo),
     builds: new Map(),
+    guessed: new Set(),
     likelyFailures: new LikelyFailures(kustomizations),
     seq: { n: 0, uncached: 0 },
     scope: o.scope ?? 'all',
@@ -141,4 +144,12 @@ export function createRenderContext(o: RenderContextOptions): RenderContext {
     resourceSetInputs: new Map(),
     localSources: [],
   };
+}
+
+/**
+ * Under scope 'graph', a tier whose files can add neither a Flux node nor a HelmRelease order is a leaf whose build is
+ * put off (tier-render.ts), maybe for good.
+ */
+export function putOffUnderGraph(ctx: RenderContext, dir: string, components: readonly string[] | undefined): boolean {
+  return ctx.scope === 'graph' && !ctx.fluxScan.mayApplyKustomizations(dir, components) && !ctx.helmScan?.may(dir, components);
 }

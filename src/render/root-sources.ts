@@ -86,9 +86,14 @@ export class RootSources {
 
   /** Takes the source root from the root syncs of the entry (the shortest one, when they disagree). */
   inferSourceRoot(roots: FluxKustomization[]): void {
-    if (this.entry.sourceRoot) return;
-    const inferred = roots.map((r) => sourceRootFor(this.entry.entry, r.path)!).sort((a, b) => a.length - b.length)[0];
+    const inferred = this.inferredRoot(roots);
     if (inferred !== undefined) this.sourceRoot = inferred;
+  }
+
+  /** The source root the entry's root syncs imply (the shortest), unless tiers.yaml or discovery placed it. */
+  private inferredRoot(roots: FluxKustomization[]): string | undefined {
+    if (this.entry.sourceRoot) return undefined;
+    return roots.map((r) => sourceRootFor(this.entry.entry, r.path)!).sort((a, b) => a.length - b.length)[0];
   }
 
   /**
@@ -122,11 +127,9 @@ export class RootSources {
    * the entry is built (predicted-children.ts): `found` are the Kustomizations the entry's files declare.
    */
   resolverAfter(found: FluxKustomization[]): (p: string | null) => string {
-    const entry = this.entry.entry;
-    const roots = found.filter((k) => this.isRootSource(k.sourceRef) && sourceRootFor(entry, k.path) !== null);
-    const inferred = this.entry.sourceRoot ? undefined : roots.map((r) => sourceRootFor(entry, r.path)!).sort((a, b) => a.length - b.length)[0];
-    const root = inferred ?? this.sourceRoot;
-    return (p) => normalizeRepoPath(path.posix.join(root, normalizeRepoPath(p ?? '')));
+    const roots = found.filter((k) => this.isRootSource(k.sourceRef) && sourceRootFor(this.entry.entry, k.path) !== null);
+    const root = this.inferredRoot(roots) ?? this.sourceRoot;
+    return (p) => underRoot(root, p);
   }
 
   /** The absolute directory the cluster's source serves as its root. */
@@ -136,7 +139,7 @@ export class RootSources {
 
   /** A Flux spec.path of this cluster's source, as a repo-relative directory. */
   resolve(p: string | null): string {
-    return normalizeRepoPath(path.posix.join(this.sourceRoot, normalizeRepoPath(p ?? '')));
+    return underRoot(this.sourceRoot, p);
   }
 
   isRootSource(ref: NamespacedRef): boolean {
@@ -233,6 +236,9 @@ function gitRefOf(o: Obj | null): string | null {
  * The source root that makes a root Kustomization with `spec.path` reconcile `entry`: `entry` minus `spec.path` at
  * its end ('' when they are equal), or null when `spec.path` is not a suffix of `entry`.
  */
+/** A Flux spec.path read from the source root `root` (repo-relative), as a repo-relative directory. */
+const underRoot = (root: string, p: string | null): string => normalizeRepoPath(path.posix.join(root, normalizeRepoPath(p ?? '')));
+
 export function sourceRootFor(entry: string, specPath: string | null): string | null {
   const p = normalizeRepoPath(specPath ?? '');
   if (p === entry) return '';

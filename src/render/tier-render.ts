@@ -14,7 +14,7 @@ import type { MaterializedArtifact } from './artifact-store.js';
 import { buildPath, requestKey } from './build-path.js';
 import { overlayOf, type FluxOverlay } from './flux-overlay.js';
 import { prefetchChildren } from './predicted-children.js';
-import type { LocalSource, RenderContext } from './render-context.js';
+import { putOffUnderGraph, type LocalSource, type RenderContext } from './render-context.js';
 import type { RenderScheduler } from './render-scheduler.js';
 import type { RenderedCluster } from './rendered-cluster.js';
 import type { RootSources } from './root-sources.js';
@@ -92,7 +92,7 @@ export class TierRender {
     // Another Kustomization of this cluster builds the same path with the same overlay: its objects are in already.
     if (this.cluster.renderedRequests.has(rk)) return;
     this.cluster.renderedRequests.add(rk);
-    if (this.ctx.scope === 'graph' && !this.ctx.fluxScan.mayApplyKustomizations(abs, overlay.components) && !this.ctx.helmScan?.may(abs, overlay.components)) {
+    if (putOffUnderGraph(this.ctx, abs, overlay.components)) {
       this.cluster.expansion.set(ks.key, 'deferred');
       this.scheduler.defer(abs, overlay.components ?? [], (r) => this.buildChild(ks, abs, overlay, rel, r));
       return;
