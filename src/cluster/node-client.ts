@@ -13,6 +13,7 @@ import { apiStatusOf, isUnreachable, toClusterError } from './node-errors.js';
 import { KeepAliveAgents } from './keep-alive.js';
 import { RawObjectApi } from './raw-api.js';
 import { ReachabilityTracker, type Reachability, type ReachabilityListener } from './reachability.js';
+import { timeoutSignal } from './timeout-signal.js';
 import { waitDeleted, waitEstablished, type WaitOptions } from './waits.js';
 import { listWatch, pollList, realDelay, type DelayFn } from './watch.js';
 import { watchTransport } from './watch-transport.js';
@@ -69,7 +70,7 @@ export class NodeClusterClient implements ClusterClient {
             counters().requests++;
             const made = ctx.getAgent();
             if (made) ctx.setAgent(agents.reuse(made) as typeof made);
-            ctx.setSignal(AbortSignal.any([ctx.getSignal() ?? AbortSignal.timeout(timeoutMs), closed]));
+            ctx.setSignal(AbortSignal.any([ctx.getSignal() ?? timeoutSignal(timeoutMs), closed]));
             debug(() => `api ${ctx.getHttpMethod()} ${ctx.getUrl()}`);
             return ctx;
           },
@@ -115,7 +116,7 @@ export class NodeClusterClient implements ClusterClient {
   async serverVersion(o: { timeoutMs?: number } = {}): Promise<{ gitVersion: string; major?: string; minor?: string }> {
     const timeoutMs = o.timeoutMs ?? this.timeoutMs;
     try {
-      return (await this.api.send(HttpMethod.GET, '/version', {}, undefined, undefined, AbortSignal.timeout(timeoutMs))) as { gitVersion: string };
+      return (await this.api.send(HttpMethod.GET, '/version', {}, undefined, undefined, timeoutSignal(timeoutMs))) as { gitVersion: string };
     } catch (e) {
       throw this.fail(e, undefined, timeoutMs);
     }

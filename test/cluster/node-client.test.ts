@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { K8sObject } from '../../src/cluster/client.js';
 import { ApplyError, ClusterError, ClusterTimeoutError, ConflictError, NoKindError, NotFoundError } from '../../src/cluster/errors.js';
@@ -172,6 +174,17 @@ describe('transport failures', () => {
     expect(e).toBeInstanceOf(ClusterTimeoutError);
     expect((e as Error).message).toContain('timed out after 300 ms');
   }, 5000); // without its own timeout the request would hang past this
+
+  it('times out a hung request although a garbage collection ran while it waited (AbortSignal.any on Node 20)', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const c = createClusterClient(api.kubeconfig(), { requestTimeoutMs: 300 });
+    api.hang = (m, url) => url === '/version' || url.startsWith('/api/v1/namespaces/default/configmaps/');
+    const asked = [c.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'default' }), c.serverVersion({ timeoutMs: 300 })].map((p) => p.catch((x: unknown) => x));
+    await new Promise((r) => setTimeout(r, 100));
+    gc(); // on Node 20 this collected AbortSignal.timeout's signal, and the requests waited forever
+    for (const e of await Promise.all(asked)) expect(e).toBeInstanceOf(ClusterTimeoutError);
+  }, 5000);
 
   it('reports a server that went away as Unreachable', async () => {
     const url = api.url;
