@@ -41,9 +41,12 @@ export class RunTimeoutError extends CliError {
 
 /** Ctrl-C or SIGTERM. Nothing is left half-applied: every write is a single server-side apply or annotation. */
 export class InterruptedError extends CliError {
-  /** `why`: what stopped the run when it was not a signal (the output was closed). */
-  constructor(hint = 'Run `standup resume` to finish the job from where it stopped.', why?: string) {
-    super('INTERRUPTED', why ? `interrupted: ${why}` : 'interrupted', { hint });
+  /**
+   * `why`: what stopped the run when it was not a signal (the output was closed); `doing`: what the interrupt cut
+   * short, when a step can say it better than its title (preflight: connecting to the API server).
+   */
+  constructor(hint = 'Run `standup resume` to finish the job from where it stopped.', readonly why?: string, doing?: string) {
+    super('INTERRUPTED', `interrupted${doing ? ` while ${doing}` : ''}${why ? `: ${why}` : ''}`, { hint });
     this.name = 'InterruptedError';
   }
 }

@@ -93,8 +93,10 @@ export async function drive(plan: RunPlan, o: DriveOptions): Promise<RunResult> 
     await runParts(plan.parts, { steps, emit, signal, outages, clock, summary });
     result = { ok: true, exitCode: ExitCode.ok, message: plan.done(summary) };
   } catch (e) {
-    // Whatever a step threw once the run was stopped, the stop is what ended it.
-    const stop = signal.aborted ? abortError(signal) : e;
+    // Whatever a step threw once the run was stopped, the stop is what ended it; an interrupt a step words with what
+    // it cut short (preflight: "while connecting to URL") is that same stop, said better.
+    const said = e instanceof InterruptedError && abortError(signal) instanceof InterruptedError;
+    const stop = signal.aborted && !said ? abortError(signal) : e;
     for (const id of steps.open()) steps.end(id, resultOf(stop), steps.lastLine(id) || (stop instanceof Error ? stop.message : String(stop)));
     const error = stoppedRunError(stop, { command: plan.command, dryRun: plan.dryRun, steps: ledger.report(), failed: summary.failedTiers ?? [] });
     result = { ok: false, exitCode: error instanceof CliError ? error.exitCode : ExitCode.failure, error, message: error instanceof Error ? error.message : String(error) };

@@ -2,7 +2,8 @@ import type { ClusterClient } from '../cluster/client.js';
 import { ClusterError, ClusterTimeoutError } from '../cluster/errors.js';
 import { checkContext } from '../cluster/guard.js';
 import { CliError, ConfigError } from '../model/errors.js';
-import type { Emit } from './events.js';
+import { CONNECT_TIMEOUT_MS, firstAnswer } from './first-answer.js';
+import type { RunScope } from './lifecycle.js';
 import type { RunTarget } from './run-target.js';
 
 const FLUX_CRDS = ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io'] as const;
@@ -62,14 +63,23 @@ async function asked(t: RunTarget): Promise<FluxCrds> {
 }
 
 /**
- * The context guard passes, the API answers, and Flux is there (or `up` installs it from the repository). Reads only.
+ * The context guard passes, the API answers (within the connect timeout: see first-answer.ts), and Flux is there (or
+ * `up` installs it from the repository). Reads only.
  */
-export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | 'reset', emit: Emit): Promise<string> {
+export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | 'reset', s: Pick<RunScope, 'emit' | 'steps' | 'signal' | 'clock'>): Promise<string> {
   const refused = contextRefusal(t);
   if (refused) throw refused;
   let crds;
   try {
-    crds = await asked(t);
+    crds = await firstAnswer(asked(t), {
+      client: t.client,
+      server: t.guard.actualServer,
+      context: t.guard.actualContext,
+      connectMs: t.timeouts.connectMs ?? CONNECT_TIMEOUT_MS,
+      signal: s.signal,
+      clock: s.clock,
+      say: (line) => s.steps.status('preflight', 'waiting', line),
+    });
   } catch (e) {
     if (e instanceof ClusterError) throw unreachable(t, e);
     throw e;
@@ -77,7 +87,7 @@ export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | '
   const ctx = `context ${t.guard.actualContext} (${t.guard.actualServer}) matches cluster ${t.name}`;
   const installs = mode === 'up' && t.bootstrap?.install != null;
   if (installs && crds.present.length > 0) {
-    emit({ type: 'log', level: 'info', message: `Flux is already installed on ${t.guard.actualContext}; the install manifests are applied again (unchanged objects are not written)` });
+    s.emit({ type: 'log', level: 'info', message: `Flux is already installed on ${t.guard.actualContext}; the install manifests are applied again (unchanged objects are not written)` });
   }
   // An up stopped in its install, before Flux's CRDs were all applied: resume applies the install manifests again.
   const finishesInstall = mode === 'resume' && t.installsFlux && t.bootstrap?.install != null && !t.bootstrap.instance;

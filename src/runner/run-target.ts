@@ -44,6 +44,8 @@ export interface Timeouts {
   tiers: Readonly<Record<string, number>>;
   /** --timeout: the whole run's deadline (Infinity: none). */
   overallMs: number;
+  /** How long the API server has to answer preflight at all (STANDUP_CONNECT_TIMEOUT); absent: CONNECT_TIMEOUT_MS. */
+  connectMs?: number;
 }
 
 export interface CrdKnowledge {

@@ -185,7 +185,7 @@ function resumeInstance(t: RunTarget, dryRun: boolean, install: InstallManifests
 }
 
 export const preflightStep = (t: RunTarget, mode: RunMode | 'reset'): RunPart =>
-  step(PREFLIGHT, async (s) => ({ result: 'ok', message: await preflight(t, mode, s.emit) }));
+  step(PREFLIGHT, async (s) => ({ result: 'ok', message: await preflight(t, mode, s) }));
 
 const crdsStep = (t: RunTarget, dryRun: boolean): RunPart =>
   step({ id: 'crds', kind: 'crds', title: 'CRD fallback' }, (s) => applyCrdFallback({ ...writer(t, s, 'crds', dryRun), objects: t.fallback.objects, files: t.fallback.files }));

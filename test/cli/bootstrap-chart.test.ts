@@ -7,6 +7,8 @@ import { readRunTarget } from '../../src/cli/read-run-target.js';
 import { fluxInstanceFromChartValues } from '../../src/bootstrap/flux-instance-chart.js';
 import { exitCodeOf } from '../../src/model/errors.js';
 import { preflight } from '../../src/runner/preflight.js';
+import { systemClock } from '../../src/runner/clock.js';
+import { StepTracker } from '../../src/runner/steps.js';
 import type { RunTarget } from '../../src/runner/run-target.js';
 import { offlineKubeconfig } from '../helpers/offline-kubeconfig.js';
 import { cleanupRepos, ks, makeRepo } from '../helpers/repo-fixtures.js';
@@ -97,7 +99,7 @@ describe('bootstrap.install in chart form', () => {
       'bootstrap/helmfile.yaml:5 (helmfile release flux-instance, chart oci://ghcr.io/controlplaneio-fluxcd/charts/flux-instance)',
     ]);
     const noFlux = { ...t, client: { find: async () => undefined } } as unknown as RunTarget;
-    const e = await preflight(noFlux, 'up', () => undefined).then(() => null, (x: unknown) => x as Error & { code: string; hint: string });
+    const e = await preflight(noFlux, 'up', { emit: () => undefined, steps: new StepTracker(() => undefined), signal: new AbortController().signal, clock: systemClock }).then(() => null, (x: unknown) => x as Error & { code: string; hint: string });
     expect(e?.code).toBe('FLUX_MISSING');
     expect(e?.hint).toMatch(/^This repository installs Flux through flux-operator's Helm charts \(bootstrap\/helmfile\.yaml:2 \(helmfile release flux-operator, .*\); bootstrap\/helmfile\.yaml:5 .*Run that bootstrap first, then `standup resume`/);
   });
