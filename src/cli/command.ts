@@ -32,10 +32,17 @@ export interface CliCommand {
   define(command: NewCommand, cli: CliContext): void;
 }
 
+/** The commands that start with preflight: how long they wait for the API server, in their help (README says the same). */
+export const CONNECT_HELP = `
+Preflight waits 10s for the API server's first answer, saying after a moment which server it is connecting to
+(STANDUP_CONNECT_TIMEOUT=30s waits longer); one that never answers (a VIP or load balancer with no live API server
+behind it) ends the run with exit 1 before anything is written, as one that refuses connections does at once.
+`;
+
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    a step failed (a tier Ready=False for a terminal reason, an apply rejected)
+  1    a step failed (a tier Ready=False for a terminal reason, an apply rejected), or the API server cannot be reached
   2    bad input or configuration (a usage error too), \`check\` found errors, or \`fix\` left one for a hand edit
   3    a wait timed out (\`standup resume\` continues from there)
   4    refused: the context guard, a cluster not marked resettable, a reset not confirmed

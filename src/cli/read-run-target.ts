@@ -48,6 +48,8 @@ export interface ReadNeeds {
   fallback: 'apply' | 'diagnose' | 'none';
   /** The run starts with preflight: ask its question of the cluster while the repository loads (see probeFluxCrds). */
   preflight?: boolean;
+  /** STANDUP_CONNECT_TIMEOUT: how long preflight waits for the API server's first answer (runner/first-answer.ts). */
+  connectTimeout?: string;
 }
 
 /** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
@@ -58,10 +60,24 @@ function overallTimeout(text: string | undefined): number {
   return ms;
 }
 
+/** STANDUP_CONNECT_TIMEOUT: a positive Go duration, or none (the default bound). Read before any work, like --timeout. */
+function connectTimeout(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  let ms = 0;
+  try {
+    ms = parseDuration(text);
+  } catch {
+    // said below, naming the variable
+  }
+  if (ms <= 0) throw new ConfigError('BAD_DURATION', `STANDUP_CONNECT_TIMEOUT=${text} is not a positive duration`, 'Set it to a duration such as 30s, or unset it for the default (10s).');
+  return ms;
+}
+
 /** Reads one cluster's run inputs. Reads only; nothing here writes to the cluster. */
 export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, requestTimeoutMs = 30_000): Promise<RunTarget> {
   if (f.cluster.length > 1) throw new ConfigError('BAD_FLAG', 'this command acts on one cluster; pass --cluster once');
   const overallMs = overallTimeout(f.timeout);
+  const connectMs = connectTimeout(need.connectTimeout);
   // The Kubernetes client takes ~0.1 s of CPU to load (most of it compiling client-node): it loads while the
   // repository does, once the first kustomize processes have started (mostly waiting on them), not before, which
   // would hold their start back. A kubeconfig error still wins over the repository's, as when it was read first; the
@@ -85,7 +101,8 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   }
   const fluxCrdsProbe = need.preflight ? probeFluxCrds(config, f, kube, client) : undefined;
   try {
-    return await readTarget(f, need, overallMs, await loading, kube, client, fluxCrdsProbe);
+    const t = await readTarget(f, need, overallMs, await loading, kube, client, fluxCrdsProbe);
+    return connectMs === undefined ? t : { ...t, timeouts: { ...t.timeouts, connectMs } };
   } catch (e) {
     client.close?.(); // the question asked ahead is not waited for
     throw e;

@@ -1,5 +1,5 @@
 import { addClusterFlags, RUN_TIMEOUT } from '../cluster-flags.js';
-import { EXIT_CODES_HELP, type CliCommand } from '../command.js';
+import { CONNECT_HELP, EXIT_CODES_HELP, type CliCommand } from '../command.js';
 import { flagsOf } from '../options.js';
 
 const FORMATS = ['text', 'json', 'yaml'] as const;
@@ -12,7 +12,7 @@ export const crdsCommand: CliCommand = {
     .addHelpText('after', `
 Use it to unstick a cluster deadlocked on a CRD that an operator creates at runtime, then run \`standup resume\`.
 A second run reports every object unchanged and writes nothing.
-
+${CONNECT_HELP}
 Examples:
   standup crds --dry-run                    what the fallback would create or change; nothing is written
   standup crds && standup resume            unstick a cold start stuck on a CRD an operator creates

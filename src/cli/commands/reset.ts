@@ -1,6 +1,6 @@
 import { CliError } from '../../model/errors.js';
 import { addClusterFlags, RUN_TIMEOUT, type RunFlags } from '../cluster-flags.js';
-import { EXIT_CODES_HELP, type CliCommand } from '../command.js';
+import { CONNECT_HELP, EXIT_CODES_HELP, type CliCommand } from '../command.js';
 import type { Io } from '../io.js';
 import { flagsOf, outputFormat } from '../options.js';
 
@@ -16,7 +16,7 @@ anything but y changes nothing and exits 4). Suspends the root sync, deletes eve
 for each finalizer (so prune completes), then for the Namespaces and CRDs prune deleted to be gone, so an up right
 after does not meet them terminating. The root sync is left suspended, so Flux does not re-create what was
 deleted: \`standup up\` (or --up) resumes it; \`standup resume\` takes back a suspension that reset made.
-
+${CONNECT_HELP}
 Examples:
   standup reset --dry-run                   what would be suspended and deleted, in order; nothing is deleted
   standup reset                             asks first; the cluster must be marked resettable: true in tiers.yaml
@@ -37,7 +37,7 @@ export async function reset(flags: RunFlags & { up?: boolean; yes?: boolean }, i
   const [{ readRunTarget }, { withReporter }, { assertResettable, resetQuestion, runReset }, { contextRefusal }] = await Promise.all([
     import('../read-run-target.js'), import('../run-command.js'), import('../../runner/reset.js'), import('../../runner/preflight.js'),
   ]);
-  const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose' });
+  const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose', connectTimeout: io.env.STANDUP_CONNECT_TIMEOUT });
   // Refuse and ask before anything is drawn: resettable, then the question, unless the guard will refuse the run.
   assertResettable(target);
   if (!flags.dryRun && !flags.yes && !contextRefusal(target)) {

@@ -1,5 +1,5 @@
 import { addClusterFlags, RUN_TIMEOUT } from '../cluster-flags.js';
-import { EXIT_CODES_HELP, type CliCommand } from '../command.js';
+import { CONNECT_HELP, EXIT_CODES_HELP, type CliCommand } from '../command.js';
 import { flagsOf } from '../options.js';
 
 const FORMATS = ['text', 'json', 'yaml'] as const;
@@ -20,7 +20,7 @@ second-order CRD deadlock (with the fallback that unblocks it), or a kind no CRD
 A root sync that \`standup reset\` suspended is resumed; one suspended by hand is reported, not touched.
 After an up that installs Flux was stopped before the sync, resume waits for the controllers and applies the sync,
 from the mirror that \`up --source-url\` recorded in the cluster, if it did.
-
+${CONNECT_HELP}
 Examples:
   standup resume
   standup resume -o json | jq -c 'select(.type=="step-end")'

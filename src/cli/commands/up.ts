@@ -1,5 +1,5 @@
 import { addClusterFlags, RUN_TIMEOUT } from '../cluster-flags.js';
-import { EXIT_CODES_HELP, type CliCommand } from '../command.js';
+import { CONNECT_HELP, EXIT_CODES_HELP, type CliCommand } from '../command.js';
 import { flagsOf } from '../options.js';
 
 const FORMATS = ['text', 'json', 'yaml'] as const;
@@ -16,7 +16,7 @@ check's messages; --force goes on anyway. Every write is a server-side apply (fi
 reconcile request, so an interrupted run is finished by \`standup resume\`. Each tier is asked to reconcile the
 moment its dependencies are Ready, so none waits out kustomize-controller's --requeue-dependency (30s); so is a
 HelmRelease its tiers applied that helm-controller turned away for a dependency, once every one is Ready.
-
+${CONNECT_HELP}
 With bootstrap.install: {path: ...} in tiers.yaml, up applies Flux's install manifests and waits for the controller
 Deployments to be Available (a pod that cannot start is named, with its reason) before it applies the sync.
 With bootstrap.install: {operator: ..., instance: ...}, up installs flux-operator from the repository's manifests,
