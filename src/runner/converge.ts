@@ -40,6 +40,8 @@ export interface ConvergeOptions {
   tickMs?: number;
   /** Backoff between reconcile requests after transient failures: 2 s doubling to 30 s by default. */
   retryBackoff?: Backoff;
+  /** How long a tier kustomize-controller has queued on its own may stay unstarted before standup asks (tests). */
+  fluxQueueGraceMs?: number;
   /** Where each tier that fails is added as it fails, so a run stopped later (Ctrl-C, --timeout) still names it. */
   failures?: TierFailure[];
 }
@@ -215,6 +217,7 @@ export async function converge(o: ConvergeOptions): Promise<TierResult[]> {
           },
           now,
           backoff,
+          o.fluxQueueGraceMs,
         );
         t.track = d.track;
         if (d.start) acts.push({ type: 'start', id: t.id });

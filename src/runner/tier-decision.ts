@@ -23,6 +23,8 @@ export interface TierTrack {
   /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
   depRetries: number;
   depRetryAt: number | null;
+  /** When standup first left the tier's first reconcile to kustomize-controller's own queue (see queuedByFlux). */
+  leftToFluxAt: number | null;
 }
 
 /** What the cluster and the rest of the run say about the tier now. */
@@ -102,7 +104,7 @@ export function failureIsCurrent(v: TierView, requestedAt: string | null): boole
 }
 
 /** The next step for one tier. Never does I/O; the same inputs always give the same decision. */
-export function decideTier(track: TierTrack, v: TierView, now: number, backoff: Backoff): TierDecision {
+export function decideTier(track: TierTrack, v: TierView, now: number, backoff: Backoff, queueGraceMs = FLUX_QUEUE_GRACE_MS): TierDecision {
   const t = { ...track };
   const none = (outcome: TierOutcome | null = null, line: string | null = null): TierDecision => ({ track: t, start: false, request: null, outcome, line });
   const r = v.readiness;
@@ -125,10 +127,18 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
 
   if (r.state === 'suspended') return decision({ outcome: { type: 'fail', suspended: true } });
 
+  // What standup says of a tier it leaves to KC's own queue, when Flux's words for it are stale.
+  let queuedLine: string | null = null;
   if (v.exists && t.requestedAt === null) {
-    // The first request: nothing Flux reported before it counts yet.
-    t.requestedAt = new Date(now).toISOString();
-    return decision({ request: { value: t.requestedAt, why: 'first', note: null }, line: lineFor(v) });
+    const left = leftToFlux(t, v, now, queueGraceMs);
+    if (left) queuedLine = left.line;
+    // What KC's own reconcile answered with a failure is current (it began after standup started waiting): the rules
+    // below judge it, and a terminal one gets its second chance, not a first request and then a second.
+    else if (!(t.leftToFluxAt !== null && r.state === 'failed' && failureIsCurrent(v, null))) {
+      // The first request: nothing Flux reported before it counts yet.
+      t.requestedAt = new Date(now).toISOString();
+      return decision({ request: { value: t.requestedAt, why: 'first', note: null }, line: lineFor(v) });
+    }
   }
   // Stalled is source-controller's last word for that spec: neither waiting nor another reconcile of the tier changes it.
   if (v.chartFailure) return decision({ outcome: { type: 'fail', suspended: false, chart: v.chartFailure } });
@@ -138,7 +148,7 @@ export function decideTier(track: TierTrack, v: TierView, now: number, backoff: 
   if (v.workloadFailure && v.exists && appliedNow) return decision({ outcome: { type: 'fail', suspended: false, workload: v.workloadFailure } });
   const current = failureIsCurrent(v, t.requestedAt);
   // What the health check waits on comes first: at 80 columns KC's "Running health checks ..." would hide it.
-  const base = v.workloadsWaiting && v.readiness.state !== 'failed' ? `health check waiting on ${v.workloadsWaiting}` : lineFor(v);
+  const base = v.workloadsWaiting && v.readiness.state !== 'failed' ? `health check waiting on ${v.workloadsWaiting}` : (queuedLine ?? lineFor(v));
   const line = v.chartWaiting ? `${base}; ${v.chartWaiting}` : base;
   if (r.state === 'waiting' && r.reason === 'DependencyNotReady' && v.lastHandledReconcileAt === t.requestedAt) {
     // KC handled standup's request but found a dependency not ready that standup already saw Ready: its answer came
@@ -191,6 +201,48 @@ function askAgainDue(t: TierTrack, now: number, b: Backoff, count: 'retries' | '
   return t.requestedAt;
 }
 
+/**
+ * Whether standup leaves the tier's first reconcile to kustomize-controller, which runs it without being asked: a
+ * request that lands while that reconcile runs makes it run twice (measured on the 8-tier chain: the root sync twice in
+ * every run, 360-530 ms beside tiers 1 and 2; tier-3 twice in 2 runs of 4, +300 ms on the path). A tier KC has queued
+ * but not started is asked after the grace all the same. Null: ask now. `t` is the decision's own copy of the track.
+ */
+function leftToFlux(t: TierTrack, v: TierView, now: number, graceMs: number): { line: string | null } | null {
+  const r = v.readiness;
+  const queued = queuedByFlux(v);
+  // A reconcile KC runs now answers for now when it is one standup saw queued, or when its progress message names the
+  // source's current revision (every one of KC's does: "Fetching manifests for revision <rev> with a timeout of ...").
+  const running = r.state === 'progressing' && r.reason === 'Progressing' && (t.leftToFluxAt !== null || (!!v.sourceRevision && r.message.includes(v.sourceRevision)));
+  if (queued === undefined && !running) return null;
+  t.leftToFluxAt ??= now;
+  return running || now - t.leftToFluxAt < graceMs ? { line: queued ?? null } : null;
+}
+
+/**
+ * Whether kustomize-controller has the tier in its own work queue: undefined if it may not, else the words for the
+ * status line where Flux's own are stale (null: they are not).
+ * - No Ready condition yet: the creation event queued it, and KC has not handled it.
+ * - "Source artifact not found" (or the source not found) while the source has an artifact now: KC watches its
+ *   sources and queues every Kustomization not Ready at a new artifact revision (requestsForRevisionChangeOf, behind
+ *   SourceRevisionChangePredicate, which passes an artifact appearing), so the reconcile that failed is followed by
+ *   one that finds it.
+ */
+function queuedByFlux(v: TierView): string | null | undefined {
+  const r = v.readiness;
+  if (r.reason === 'NotReconciled') return null;
+  if (r.state === 'waiting' && r.reason === 'ArtifactFailed' && v.sourceRevision && SOURCE_MISSING.test(r.message)) {
+    return `its source has an artifact now (${shortRevision(v.sourceRevision)}); kustomize-controller has it queued`;
+  }
+  return undefined;
+}
+
+// KC's two ArtifactFailed messages for a source not there yet; a failed download of an existing artifact is retried
+// on KC's backoff instead, which a watch event does not shorten.
+const SOURCE_MISSING = /^Source (artifact|'[^']*') not found/;
+
+/** How long a tier KC has queued on its own may stay unstarted before standup asks all the same. */
+export const FLUX_QUEUE_GRACE_MS = 5000;
+
 function lineFor(v: TierView): string {
   return v.exists || !v.parent ? statusLine(v.readiness) : `not applied yet (${v.parent} applies it)`;
 }
@@ -204,6 +256,7 @@ export const newTrack = (key: string): TierTrack => ({
   retryAt: null,
   depRetries: 0,
   depRetryAt: null,
+  leftToFluxAt: null,
 });
 
 /** How soon to ask again after a stale DependencyNotReady: soon, since the dependency is Ready, but never in a loop. */

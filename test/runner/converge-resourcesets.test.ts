@@ -34,7 +34,8 @@ async function run(flux: FakeCluster, clock = new FakeClock()) {
       ctx: ctx(), client: flux, live, emit, steps: new StepTracker(emit, clock.now), signal: ac.signal, clock,
       timeouts: { defaultMs: 5000, tiers: {}, overallMs: Infinity },
       fallback: [], knowledge: { runtimeCrds: [], groupsInGit: new Set(), externalCrds: [] },
-      tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 },
+      tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 }, // The fake's kustomize-controller reconciles only when asked: nothing is left to its own queue.
+      fluxQueueGraceMs: 0,
     });
     return { outcomes, events };
   } catch (error) {

@@ -11,8 +11,12 @@ import { FakeCluster } from '../fakes/fake-cluster.js';
 const chain = () => plan(cluster('dev', [ks('crds'), ks('platform', { dependsOn: ['crds'] }), ks('apps', { dependsOn: ['platform'] }), ks('tools', { dependsOn: ['crds'] })]));
 const requested = (o: { metadata: { annotations?: Record<string, string> } }) => o.metadata.annotations!['reconcile.fluxcd.io/requestedAt']!;
 
-/** Converges the chain against the fake cluster on a fake clock (time moves only when nothing else can). */
-async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[]; clock?: FakeClock } = {}) {
+/**
+ * Converges the chain against the fake cluster on a fake clock (time moves only when nothing else can). The fake's
+ * kustomize-controller reconciles only when asked (or when a test scripts it), so by default nothing is left to its
+ * own queue: fluxQueueGraceMs 0.
+ */
+async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: number; fallback?: { group: string; kind: string; name: string; file: string }[]; clock?: FakeClock; fluxQueueGraceMs?: number } = {}) {
   const clock = o.clock ?? new FakeClock();
   const events: RunEvent[] = [];
   const ac = new AbortController();
@@ -25,7 +29,7 @@ async function run(flux: FakeCluster, o: { timeoutMs?: number; abortAfterMs?: nu
       ctx: chain(), client: flux, live, emit, steps: new StepTracker(emit, clock.now), signal: ac.signal, clock,
       timeouts: { defaultMs: o.timeoutMs ?? 5000, tiers: {}, overallMs: Infinity },
       fallback: o.fallback ?? [], knowledge: { runtimeCrds: [], groupsInGit: new Set(), externalCrds: [] },
-      tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 },
+      tickMs: 20, retryBackoff: { initialMs: 30, maxMs: 100 }, fluxQueueGraceMs: o.fluxQueueGraceMs ?? 0,
     });
     return { outcomes, events };
   } catch (error) {
@@ -48,6 +52,26 @@ describe('converge', () => {
     expect(order.indexOf('Kustomization/flux-system/platform')).toBeLessThan(order.indexOf('Kustomization/flux-system/apps'));
     expect(new Set(order).size).toBe(4); // each once, never repeated
     expect(outcomes?.map((x) => [x.key, x.result])).toEqual(expect.arrayContaining([['flux-system/apps', 'ok'], ['flux-system/tools', 'ok']]));
+  });
+
+  it('leaves a tier kustomize-controller has queued on its own (created, not handled yet) to it, and asks only if it never starts', async () => {
+    const kcReconciles = async (grace: number, kcStartsAtMs: number | null) => {
+      const flux = new FakeCluster();
+      const clock = new FakeClock();
+      for (const n of ['platform', 'apps', 'tools']) flux.ks(n, 'ready');
+      flux.ks('crds');
+      // KC's creation event: its own reconcile, with no request to answer.
+      if (kcStartsAtMs !== null) clock.at(kcStartsAtMs, () => flux.ready('crds'));
+      flux.onRequest = (key, o) => flux.ready(key.split('/')[1]!, requested(o));
+      const { outcomes, error } = await run(flux, { clock, fluxQueueGraceMs: grace });
+      expect(error).toBeUndefined();
+      expect(outcomes?.find((x) => x.key === 'flux-system/crds')?.result).toBe('ok');
+      return flux.writes.map((w) => w.id);
+    };
+    expect(await kcReconciles(1000, 300)).toEqual([]);
+    expect(await kcReconciles(100, null)).toEqual(['Kustomization/flux-system/crds']);
+    // With nothing left to KC (grace 0), the request goes out at once: what the test above would fail without.
+    expect(await kcReconciles(0, 300)).toEqual(['Kustomization/flux-system/crds']);
   });
 
   it('skips what is already Ready at the current revision and annotates nothing for it (resume)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Readiness } from '../../src/status/kustomization.js';
-import { DEP_RETRY, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
+import { DEP_RETRY, FLUX_QUEUE_GRACE_MS, decideTier, failureIsCurrent, newTrack, type TierTrack, type TierView } from '../../src/runner/tier-decision.js';
 import type { ChartFailure } from '../../src/status/helm-source.js';
 import type { WorkloadReport } from '../../src/status/workload.js';
 
@@ -186,5 +186,68 @@ describe('decideTier', () => {
     it('a pull that may heal times out at the tier\'s timeout, and the timeout names the pod, container, reason and image', () => {
       expect(decideTier(started(), view({ readiness: checking, workloadsWaiting: pulling }), T0 + 60_001, backoff).outcome).toEqual({ type: 'timeout', line: `health check waiting on ${pulling}` });
     });
+  });
+});
+
+describe('decideTier: what kustomize-controller has queued on its own is not asked for again', () => {
+  const unhandled = r('progressing', { reason: 'NotReconciled', message: 'waiting to be reconciled' });
+  const running = r('progressing', { reason: 'Progressing', message: 'Reconciliation in progress' });
+  const noArtifactYet = r('waiting', { reason: 'ArtifactFailed', message: 'Source artifact not found, retrying in 30s', waitingFor: 'GitRepository/flux-system/flux-system' });
+
+  it('a Kustomization KC has not handled since its creation: no request, then one once the grace is over', () => {
+    const d = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff);
+    expect(d).toMatchObject({ start: true, request: null, outcome: null, line: 'waiting to be reconciled' });
+    expect(d.track.leftToFluxAt).toBe(T0);
+    expect(decideTier(d.track, view({ readiness: unhandled }), T0 + FLUX_QUEUE_GRACE_MS - 1, backoff).request).toBeNull();
+    const late = decideTier(d.track, view({ readiness: unhandled }), T0 + FLUX_QUEUE_GRACE_MS, backoff);
+    expect(late.request).toEqual({ value: new Date(T0 + FLUX_QUEUE_GRACE_MS).toISOString(), why: 'first', note: null });
+  });
+
+  it('the root sync whose source was not there: once the source has an artifact, KC\'s source watch queues it', () => {
+    const d = decideTier(newTrack('flux-system/flux-system'), view({ readiness: noArtifactYet }), T0, backoff);
+    expect(d).toMatchObject({ request: null, line: 'its source has an artifact now (main@sha1:aaaaaaaa); kustomize-controller has it queued' });
+    // The source has no artifact (its Kustomization waits on it anyway), or KC failed to download an existing one
+    // (retried on KC's own backoff, which no watch event shortens): asked at once, as before.
+    expect(decideTier(newTrack('flux-system/flux-system'), view({ readiness: noArtifactYet, sourceRevision: null }), T0, backoff).request?.why).toBe('first');
+    const download = r('waiting', { reason: 'ArtifactFailed', message: 'failed to download artifact, error: GET http://source-controller/x.tar.gz: 404' });
+    expect(decideTier(newTrack('flux-system/flux-system'), view({ readiness: download }), T0, backoff).request?.why).toBe('first');
+  });
+
+  it('while KC\'s own reconcile runs nothing is asked, past the grace too; its Ready ends the tier', () => {
+    const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
+    const busy = decideTier(left, view({ readiness: running }), T0 + FLUX_QUEUE_GRACE_MS * 3, backoff);
+    expect(busy).toMatchObject({ request: null, outcome: null, line: 'Reconciliation in progress' });
+    const done = decideTier(busy.track, view({ readiness: r('ready', { revision: REV }) }), T0 + FLUX_QUEUE_GRACE_MS * 3 + 10, backoff);
+    expect(done.outcome).toEqual({ type: 'finish', result: 'ok', message: 'Ready at main@sha1:aaaaaaaa' });
+    // Ready=Unknown seen before anything was left to KC: a reconcile of the current revision (its progress message
+    // says which) is left to KC; one that does not say is asked for, as before.
+    const fetching = r('progressing', { reason: 'Progressing', message: `Fetching manifests for revision ${REV} with a timeout of 5m0s` });
+    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: fetching }), T0, backoff)).toMatchObject({ request: null, line: fetching.message });
+    const older = r('progressing', { reason: 'Progressing', message: 'Fetching manifests for revision main@sha1:old with a timeout of 5m0s' });
+    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: older }), T0, backoff).request?.why).toBe('first');
+    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: running }), T0, backoff).request?.why).toBe('first');
+  });
+
+  it('KC\'s own reconcile found a dependency not ready (it read it a moment before): asked at once', () => {
+    const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
+    const parked = r('waiting', { reason: 'DependencyNotReady', message: "dependency 'flux-system/platform' is not ready", waitingFor: 'flux-system/platform' });
+    expect(decideTier(left, view({ readiness: parked }), T0 + 50, backoff).request?.why).toBe('first');
+  });
+
+  it('KC\'s own reconcile failed for good: that answer is judged, with its second chance, not a first request and then a second', () => {
+    const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
+    const failed = r('failed', { reason: 'BuildFailed', message: 'kustomize build failed' });
+    const v = view({ readiness: failed, lastAttemptedRevision: REV });
+    const again = decideTier(left, v, T0 + 50, backoff);
+    expect(again.request?.why).toBe('second-chance');
+    const end = decideTier(again.track, { ...v, lastHandledReconcileAt: again.request!.value }, T0 + 100, backoff);
+    expect(end.outcome).toEqual({ type: 'fail', suspended: false });
+    // A failure at an older revision than the source's is not KC's answer to now: asked for.
+    expect(decideTier(left, view({ readiness: failed, lastAttemptedRevision: 'main@sha1:old' }), T0 + 50, backoff).request?.why).toBe('first');
+  });
+
+  it('its timeout still counts while it is left to KC', () => {
+    const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
+    expect(decideTier(left, view({ readiness: running, timeoutMs: 1000 }), T0 + 1001, backoff).outcome).toEqual({ type: 'timeout', line: 'Reconciliation in progress' });
   });
 });
