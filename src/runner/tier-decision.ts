@@ -212,7 +212,9 @@ function leftToFlux(t: TierTrack, v: TierView, now: number, graceMs: number): { 
   const queued = queuedByFlux(v);
   // A reconcile KC runs now answers for now when it is one standup saw queued, or when its progress message names the
   // source's current revision (every one of KC's does: "Fetching manifests for revision <rev> with a timeout of ...").
-  const running = r.state === 'progressing' && r.reason === 'Progressing' && (t.leftToFluxAt !== null || (!!v.sourceRevision && r.message.includes(v.sourceRevision)));
+  // A transient state is KC's own status update half seen (Ready=True a moment before observedGeneration): the end of
+  // a reconcile, never a reason to start another.
+  const running = r.transient === true || (r.state === 'progressing' && r.reason === 'Progressing' && (t.leftToFluxAt !== null || (!!v.sourceRevision && r.message.includes(v.sourceRevision))));
   if (queued === undefined && !running) return null;
   t.leftToFluxAt ??= now;
   return running || now - t.leftToFluxAt < graceMs ? { line: queued ?? null } : null;

@@ -226,6 +226,9 @@ describe('decideTier: what kustomize-controller has queued on its own is not ask
     const older = r('progressing', { reason: 'Progressing', message: 'Fetching manifests for revision main@sha1:old with a timeout of 5m0s' });
     expect(decideTier(newTrack('flux-system/apps'), view({ readiness: older }), T0, backoff).request?.why).toBe('first');
     expect(decideTier(newTrack('flux-system/apps'), view({ readiness: running }), T0, backoff).request?.why).toBe('first');
+    // KC's last status update of that reconcile, half seen (Ready=True before observedGeneration): not asked either.
+    const flash = r('progressing', { reason: 'StaleGeneration', message: 'generation 1 not reconciled yet (observed -1)', transient: true });
+    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: flash }), T0, backoff).request).toBeNull();
   });
 
   it('KC\'s own reconcile found a dependency not ready (it read it a moment before): asked at once', () => {
