@@ -23,7 +23,7 @@ export interface TierTrack {
   /** Requests made again because Flux answered DependencyNotReady after standup saw every dependency Ready. */
   depRetries: number;
   depRetryAt: number | null;
-  /** When standup first left the tier's first reconcile to kustomize-controller's own queue (see queuedByFlux). */
+  /** When standup first left the tier's first reconcile to kustomize-controller's own queue (see leftToFlux). */
   leftToFluxAt: number | null;
 }
 
