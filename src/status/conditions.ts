@@ -18,6 +18,7 @@ export interface LiveMeta {
   labels?: Record<string, string>;
   creationTimestamp?: string;
   deletionTimestamp?: string;
+  finalizers?: string[];
 }
 
 /** A live kustomize.toolkit.fluxcd.io/v1 Kustomization, as far as readiness needs it. */

@@ -203,6 +203,17 @@ describe('decideTier: what kustomize-controller has queued on its own is not ask
     expect(late.request).toEqual({ value: new Date(T0 + FLUX_QUEUE_GRACE_MS).toISOString(), why: 'first', note: null });
   });
 
+  it('a Kustomization KC has given its finalizer: its real first reconcile waits on the rate limiter, so it is asked at once', () => {
+    const d = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled, finalizedByFlux: true }), T0, backoff);
+    expect(d.request).toEqual({ value: new Date(T0).toISOString(), why: 'first', note: null });
+    // Seen first without it (KC had not handled the creation yet), then with it: asked then, not after the grace.
+    const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
+    expect(decideTier(left, view({ readiness: unhandled, finalizedByFlux: true }), T0 + 40, backoff).request?.why).toBe('first');
+    // A reconcile under way keeps its rule: the finalizer does not make standup ask during it.
+    const fetching = r('progressing', { reason: 'Progressing', message: `Fetching manifests for revision ${REV} with a timeout of 5m0s` });
+    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: fetching, finalizedByFlux: true }), T0, backoff).request).toBeNull();
+  });
+
   it('the root sync whose source was not there: once the source has an artifact, KC\'s source watch queues it', () => {
     const d = decideTier(newTrack('flux-system/flux-system'), view({ readiness: noArtifactYet }), T0, backoff);
     expect(d).toMatchObject({ request: null, line: 'its source has an artifact now (main@sha1:aaaaaaaa); kustomize-controller has it queued' });
