@@ -15,7 +15,8 @@ import { resourceSetStepId, tierStepId } from './step-id.js';
 import { decideResourceSet, type ResourceSetOutcome, type ResourceSetTrack } from './rset-decision.js';
 import { observeResourceSet, type TierStanding } from './rset-observe.js';
 import { resultOf, type StepTracker } from './steps.js';
-import { decideTier, KC_FINALIZER, newTrack, type Backoff, type TierOutcome, type TierTrack } from './tier-decision.js';
+import { FLUX_FINALIZER } from './helm-decision.js';
+import { decideTier, newTrack, type Backoff, type TierOutcome, type TierTrack } from './tier-decision.js';
 import { tierEnd, type TierEnd, type TierEndResult as Ended } from './tier-end.js';
 import { observeTier } from './tier-observe.js';
 import { parseKsKey, type ApiRef, type ObjRef } from '../model/ref.js';
@@ -203,7 +204,7 @@ export async function converge(o: ConvergeOptions): Promise<TierResult[]> {
             lastHandledReconcileAt: cluster.live?.status?.lastHandledReconcileAt,
             lastAttemptedRevision: cluster.live?.status?.lastAttemptedRevision,
             sourceRevision: cluster.sourceRevision,
-            finalizedByFlux: cluster.live?.metadata.finalizers?.includes(KC_FINALIZER) ?? false,
+            finalizedByFlux: cluster.live?.metadata.finalizers?.includes(FLUX_FINALIZER) ?? false,
             depsDone: deps.every((x) => isDone(byKey.get(x)!)),
             depsFailed,
             parent: parentKey,

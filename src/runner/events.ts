@@ -117,6 +117,8 @@ export interface HelmReleaseRequests {
   asked: number;
   requests: number;
   passed: number;
+  /** Releases asked as soon as helm-controller had added its finalizer, not turned away (see helm-decision.ts). */
+  early: number;
 }
 
 export interface ApiTraffic {

@@ -36,8 +36,11 @@ export interface HelmTrack {
 
 export interface HelmDecision {
   track: HelmTrack;
-  /** Write requestedAt = `value`. `first`: the dependencies are Ready now; `again`: its answer to standup's was stale. */
-  request: { value: string; why: 'first' | 'again' } | null;
+  /**
+   * Write requestedAt = `value`. `first`: the dependencies are Ready now; `again`: its answer to standup's was stale;
+   * `finalized`: never reconciled, and helm-controller's own first reconcile waits on its rate limiter.
+   */
+  request: { value: string; why: 'first' | 'again' | 'finalized' } | null;
   /** Only for this decision: standup's request just got the release past the dependency check. */
   passedNow: boolean;
   /**
@@ -54,6 +57,9 @@ export interface HelmCel {
 }
 
 export const DEPENDENCY_NOT_READY = 'DependencyNotReady';
+
+/** helm-controller's finalizer (v2.HelmReleaseFinalizer; kustomize-controller's is the same string). */
+export const FLUX_FINALIZER = 'finalizers.fluxcd.io';
 
 /** After a first request, "not ready" again is asked after 250 ms, doubling to 5 s: as for Kustomizations. */
 export const HELM_DEP_RETRY: Backoff = { initialMs: 250, maxMs: 5000 };
@@ -106,8 +112,18 @@ export function decideHelmRelease(track: HelmTrack, hr: LiveHelmRelease, lookup:
   const none = (why: HelmDecision['why']): HelmDecision => ({ track: t, request: null, passedNow, why });
 
   const deps = hr.spec?.dependsOn ?? [];
-  if (deps.length === 0) return none('no-deps');
   if (hr.spec?.suspend) return none('suspended');
+  // helm-controller's reconcile of a new release only adds its finalizer and asks to be requeued, which Flux's rate
+  // limiter holds back --min-retry-delay (750 ms) before the reconcile that installs it: on every new release, and on
+  // the path wherever a tier waits on it. Once the finalizer is there and its dependencies pass, a request starts that
+  // reconcile at once; the priority queue merges the delayed one into it (as for Kustomizations: tier-decision.ts).
+  if (t.requestedAt === null && ready === undefined && hr.metadata.finalizers?.includes(FLUX_FINALIZER)) {
+    if (deps.length > 0 && dependenciesPass(hr, lookup, cel) !== 'yes') return none('deps-not-ready');
+    t.requests++;
+    t.requestedAt = new Date(now).toISOString();
+    return { track: t, request: { value: t.requestedAt, why: 'finalized' }, passedNow, why: 'asked' };
+  }
+  if (deps.length === 0) return none('no-deps');
   if (!turnedAway) return none('not-turned-away');
   const pass = dependenciesPass(hr, lookup, cel);
   if (pass === 'no') return none('deps-not-ready');

@@ -39,7 +39,7 @@ export interface HelmRequesterOptions {
 export class HelmRequester {
   private readonly tracks = new Map<string, HelmTrack>();
   private readonly failed = new Set<string>();
-  readonly stats: HelmReleaseRequests = { asked: 0, requests: 0, passed: 0 };
+  readonly stats: HelmReleaseRequests = { asked: 0, requests: 0, passed: 0, early: 0 };
   private cel: HelmCel = { cel: null };
   private celTried = false;
 
@@ -87,7 +87,8 @@ export class HelmRequester {
       const { namespace, name } = { namespace: hr.metadata.namespace ?? '', name: hr.metadata.name };
       try {
         await requestReconcile({ client: this.o.client, emit: this.o.emit, id: step, signal, clock: this.o.clock }, { ...FLUX_HELM_RELEASE, namespace, name }, d.request.value);
-        if (d.track.requests === 1) this.stats.asked++;
+        if (d.request.why === 'finalized') this.stats.early++;
+        if (d.request.why === 'first') this.stats.asked++;
         this.stats.requests++;
       } catch (e) {
         if (signal.aborted) return;

@@ -251,9 +251,6 @@ function queuedByFlux(v: TierView): string | null | undefined {
 // on KC's backoff instead, which a watch event does not shorten.
 const SOURCE_MISSING = /^Source (artifact|'[^']*') not found/;
 
-/** kustomize-controller's finalizer (kustomizev1.KustomizationFinalizer). */
-export const KC_FINALIZER = 'finalizers.fluxcd.io';
-
 /** How long a tier KC has queued on its own may stay unstarted before standup asks all the same. */
 export const FLUX_QUEUE_GRACE_MS = 5000;
 

@@ -7,8 +7,8 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type Ready = { status: string; reason?: string; message?: string } | null;
-const hr = (name: string, o: { ns?: string; ready?: Ready; gen?: number; observed?: number; deps?: LiveHelmRelease['spec'] extends infer S ? S extends { dependsOn?: infer D } ? D : never : never; suspend?: boolean; handled?: string } = {}): LiveHelmRelease => ({
-  metadata: { name, namespace: o.ns ?? 'apps', generation: o.gen ?? 1 },
+const hr = (name: string, o: { ns?: string; ready?: Ready; gen?: number; observed?: number; deps?: LiveHelmRelease['spec'] extends infer S ? S extends { dependsOn?: infer D } ? D : never : never; suspend?: boolean; handled?: string; finalized?: boolean } = {}): LiveHelmRelease => ({
+  metadata: { name, namespace: o.ns ?? 'apps', generation: o.gen ?? 1, ...(o.finalized ? { finalizers: ['finalizers.fluxcd.io'] } : {}) },
   spec: { ...(o.deps ? { dependsOn: o.deps } : {}), ...(o.suspend ? { suspend: true } : {}) },
   status: {
     observedGeneration: o.observed ?? 1,
@@ -70,6 +70,20 @@ describe('decideHelmRelease', () => {
     const d = decideHelmRelease(newHelmTrack(), hr('b', { deps, ready: turnedAway() }), lookupOf(...live), T0);
     expect(d.request).toBeNull();
     expect(d.why).toBe('deps-not-ready');
+  });
+
+  it('a new release helm-controller has given its finalizer is asked at once (its own reconcile waits 750 ms), once', () => {
+    const fresh = hr('b', { ready: null, finalized: true });
+    const d = decideHelmRelease(newHelmTrack(), fresh, lookupOf(), T0);
+    expect(d).toMatchObject({ request: { value: iso(T0), why: 'finalized' }, why: 'asked' });
+    expect(decideHelmRelease(d.track, fresh, lookupOf(), T0 + 100).request).toBeNull();
+    // With dependencies: only when they pass, as helm-controller would judge them.
+    const dependent = hr('b', { ready: null, finalized: true, deps: [{ name: 'a' }] });
+    expect(decideHelmRelease(newHelmTrack(), dependent, lookupOf(readyA), T0).request?.why).toBe('finalized');
+    expect(decideHelmRelease(newHelmTrack(), dependent, lookupOf(hr('a', { ready: null })), T0)).toMatchObject({ request: null, why: 'deps-not-ready' });
+    // Not handled yet (no finalizer: its creation event is queued), or suspended: not asked.
+    expect(decideHelmRelease(newHelmTrack(), hr('b', { ready: null }), lookupOf(), T0).request).toBeNull();
+    expect(decideHelmRelease(newHelmTrack(), hr('b', { ready: null, finalized: true, suspend: true }), lookupOf(), T0).why).toBe('suspended');
   });
 
   it('a dependency in the release\'s own namespace is found without naming it', () => {

@@ -49,7 +49,7 @@ describe('HelmRequester', () => {
     events.splice(events.findIndex((e) => e.type === 'change' && e.object === 'HelmRelease/db/rooted'), 1);
     expect(client.writes[0]!.body).toEqual({ metadata: { annotations: { 'reconcile.fluxcd.io/requestedAt': '2026-01-01T00:00:00.000Z' } } });
     expect(events).toEqual([{ type: 'change', id: 'tier:flux-system/apps', object: 'HelmRelease/db/web', change: { kind: 'annotate', key: 'reconcile.fluxcd.io/requestedAt', value: '2026-01-01T00:00:00.000Z' }, dryRun: false }]);
-    expect(requests.stats).toEqual({ asked: 2, requests: 2, passed: 0 });
+    expect(requests.stats).toEqual({ asked: 2, requests: 2, passed: 0, early: 0 });
     ac.abort();
   });
 
@@ -60,13 +60,13 @@ describe('HelmRequester', () => {
     await settle();
     await requests.pass(ac.signal, T0 + 100);
     await requests.pass(ac.signal, T0 + 400);
-    expect(requests.stats).toEqual({ asked: 1, requests: 2, passed: 0 });
+    expect(requests.stats).toEqual({ asked: 1, requests: 2, passed: 0, early: 0 });
     const web = client.objects.get('HelmRelease/db/web')!;
     (web.status as { conditions: unknown[] }).conditions = [{ type: 'Ready', status: 'Unknown', reason: 'Progressing' }];
     client.put(web);
     await settle();
     await requests.pass(ac.signal, T0 + 500);
-    expect(requests.stats).toEqual({ asked: 1, requests: 2, passed: 1 });
+    expect(requests.stats).toEqual({ asked: 1, requests: 2, passed: 1, early: 0 });
     ac.abort();
   });
 
@@ -76,7 +76,7 @@ describe('HelmRequester', () => {
     await requests.pass(ac.signal, T0);
     await requests.pass(ac.signal, T0 + 10_000);
     expect(events).toEqual([{ type: 'log', level: 'warn', message: expect.stringContaining('could not ask helm-controller to reconcile HelmRelease/db/web: HelmRelease/db/web not found') }]);
-    expect(requests.stats).toEqual({ asked: 0, requests: 0, passed: 0 });
+    expect(requests.stats).toEqual({ asked: 0, requests: 0, passed: 0, early: 0 });
     ac.abort();
   });
 
