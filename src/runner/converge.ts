@@ -205,6 +205,7 @@ export async function converge(o: ConvergeOptions): Promise<TierResult[]> {
             lastAttemptedRevision: cluster.live?.status?.lastAttemptedRevision,
             sourceRevision: cluster.sourceRevision,
             finalizedByFlux: cluster.live?.metadata.finalizers?.includes(FLUX_FINALIZER) ?? false,
+            sourceBeforeIt: !!cluster.sourceRevision && o.live.sourceRevisionAtFirstSight(key) === cluster.sourceRevision,
             depsDone: deps.every((x) => isDone(byKey.get(x)!)),
             depsFailed,
             parent: parentKey,

@@ -57,6 +57,7 @@ export class LiveState {
   private wakers: (() => void)[] = [];
   private failure: unknown;
   private readonly history = new Map<string, SourceSighting[]>();
+  private readonly firstSight = new Map<string, string | null>();
 
   constructor(
     private readonly client: ClusterClient,
@@ -77,7 +78,12 @@ export class LiveState {
   async start(needed?: ReadonlySet<string>): Promise<void> {
     const kinds = [{ ...FLUX_KUSTOMIZATION }, ...SOURCE_KINDS.map((kind) => ({ apiVersion: FLUX_SOURCE_API, kind }))];
     for (const k of [...kinds, FLUX_HELM_RELEASE]) this.pending.add(k.kind);
-    void this.follow(kinds[0]!, (snap) => replace(this.kustomizations, snap as Map<string, LiveKustomization>), true);
+    void this.follow(kinds[0]!, (snap) => {
+      replace(this.kustomizations, snap as Map<string, LiveKustomization>);
+      for (const [key, ks] of this.kustomizations) {
+        if (!this.firstSight.has(key)) this.firstSight.set(key, this.sourceOf(ks, { kind: '', namespace: '', name: '' })?.status?.artifact?.revision ?? null);
+      }
+    }, true);
     void this.follow(FLUX_HELM_RELEASE, (snap) => replace(this.helmReleases, snap as unknown as Map<string, LiveHelmRelease>));
     for (const k of kinds.slice(1)) {
       void this.follow(k, (snap) => {
@@ -131,6 +137,15 @@ export class LiveState {
     const kind = ref?.kind ?? fallback.kind;
     const namespace = ref?.namespace ?? ks?.metadata.namespace ?? fallback.namespace;
     return this.sources.get(refKey({ kind, namespace, name: ref?.name ?? fallback.name }));
+  }
+
+  /**
+   * The artifact revision a Kustomization's source had when this run first saw the Kustomization (null: none yet;
+   * undefined: not seen). A revision that arrives later makes kustomize-controller queue it on its own (its source
+   * watch, SourceRevisionChangePredicate); one that was there already does not.
+   */
+  sourceRevisionAtFirstSight(key: string): string | null | undefined {
+    return this.firstSight.get(key);
   }
 
   /**

@@ -42,6 +42,8 @@ export interface TierView {
    * only adds the finalizer and asks to be requeued, which Flux's rate limiter holds back --min-retry-delay (750 ms).
    */
   finalizedByFlux?: boolean;
+  /** The source had its current revision already when the run first saw the Kustomization (no source event for it). */
+  sourceBeforeIt?: boolean;
   /** Every dependency has ended ok (or skipped). */
   depsDone: boolean;
   /** Dependencies that ended without becoming Ready (failed, timed out, or themselves not run). */
@@ -237,10 +239,12 @@ function leftToFlux(t: TierTrack, v: TierView, now: number, graceMs: number): { 
 function queuedByFlux(v: TierView): string | null | undefined {
   const r = v.readiness;
   // Once KC has added its finalizer, the reconcile that does the work waits on the rate limiter (750 ms; measured on
-  // the chain: tier-1 started 650 ms after its finalizer), not on an event: a request now is taken at once.
-  // controller-runtime's priority queue (the default since v0.23, so in Flux 2.8's controllers) keeps one entry per
-  // object, so the delayed one merges into it; an older queue runs the tier a second time after, off the path.
-  if (r.reason === 'NotReconciled') return v.finalizedByFlux ? undefined : null;
+  // the chain: tier-1 started 650 ms after its finalizer), not on an event, unless the source's artifact arrived
+  // since (KC's source watch then runs it now; a request landing in it would run it twice, as the root sync was under
+  // load): a request now is taken at once. controller-runtime's priority queue (the default since v0.23, so in Flux
+  // 2.8's controllers) keeps one entry per object, so the delayed one merges into it; an older queue runs the tier a
+  // second time after, off the path.
+  if (r.reason === 'NotReconciled') return v.finalizedByFlux && v.sourceBeforeIt ? undefined : null;
   if (r.state === 'waiting' && r.reason === 'ArtifactFailed' && v.sourceRevision && SOURCE_MISSING.test(r.message)) {
     return `its source has an artifact now (${shortRevision(v.sourceRevision)}); kustomize-controller has it queued`;
   }

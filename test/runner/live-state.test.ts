@@ -57,6 +57,30 @@ describe('LiveState.changed', () => {
   });
 });
 
+describe('LiveState.sourceRevisionAtFirstSight', () => {
+  it('is the revision its source had when the Kustomization first appeared, kept when the source moves on', async () => {
+    const { ac, live, cluster } = await started();
+    cluster.ks('apps');
+    await new Promise((r) => setImmediate(r));
+    expect(live.sourceRevisionAtFirstSight('flux-system/apps')).toBe(cluster.revision);
+    expect(live.sourceRevisionAtFirstSight('flux-system/later')).toBeUndefined();
+    // A Kustomization seen before its source has an artifact: null, and still null once the artifact arrives.
+    const src = cluster.objects.get('GitRepository/flux-system/flux-system')!;
+    delete (src.status as { artifact?: unknown }).artifact;
+    cluster.notify();
+    await new Promise((r) => setImmediate(r));
+    cluster.ks('root');
+    await new Promise((r) => setImmediate(r));
+    (src.status as { artifact?: unknown }).artifact = { revision: cluster.revision };
+    cluster.notify();
+    await new Promise((r) => setImmediate(r));
+    expect(live.sources.get('GitRepository/flux-system/flux-system')?.status?.artifact?.revision).toBe(cluster.revision);
+    expect(live.sourceRevisionAtFirstSight('flux-system/root')).toBeNull();
+    expect(live.sourceRevisionAtFirstSight('flux-system/apps')).toBe(cluster.revision);
+    ac.abort();
+  });
+});
+
 describe('LiveState.watched', () => {
   it('starts a watch on the first ask: unknown until it lists, then its objects, kept current', async () => {
     const { ac, live, cluster } = await started();

@@ -204,14 +204,18 @@ describe('decideTier: what kustomize-controller has queued on its own is not ask
   });
 
   it('a Kustomization KC has given its finalizer: its real first reconcile waits on the rate limiter, so it is asked at once', () => {
-    const d = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled, finalizedByFlux: true }), T0, backoff);
+    const finalized = { readiness: unhandled, finalizedByFlux: true, sourceBeforeIt: true };
+    const d = decideTier(newTrack('flux-system/apps'), view(finalized), T0, backoff);
     expect(d.request).toEqual({ value: new Date(T0).toISOString(), why: 'first', note: null });
     // Seen first without it (KC had not handled the creation yet), then with it: asked then, not after the grace.
     const left = decideTier(newTrack('flux-system/apps'), view({ readiness: unhandled }), T0, backoff).track;
-    expect(decideTier(left, view({ readiness: unhandled, finalizedByFlux: true }), T0 + 40, backoff).request?.why).toBe('first');
+    expect(decideTier(left, view(finalized), T0 + 40, backoff).request?.why).toBe('first');
+    // Its source's artifact arrived after the run first saw it (the root sync at a cold start): KC's source watch
+    // runs it now, so it is left to KC as before.
+    expect(decideTier(newTrack('flux-system/apps'), view({ ...finalized, sourceBeforeIt: false }), T0, backoff).request).toBeNull();
     // A reconcile under way keeps its rule: the finalizer does not make standup ask during it.
     const fetching = r('progressing', { reason: 'Progressing', message: `Fetching manifests for revision ${REV} with a timeout of 5m0s` });
-    expect(decideTier(newTrack('flux-system/apps'), view({ readiness: fetching, finalizedByFlux: true }), T0, backoff).request).toBeNull();
+    expect(decideTier(newTrack('flux-system/apps'), view({ ...finalized, readiness: fetching }), T0, backoff).request).toBeNull();
   });
 
   it('the root sync whose source was not there: once the source has an artifact, KC\'s source watch queues it', () => {
