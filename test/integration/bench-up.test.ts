@@ -6,7 +6,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { readAudit } from '../testbed/audit.js';
+import { kcReconciles } from '../../scripts/bench/up/kc-log.js';
 import { generateRepository } from '../../scripts/bench/up/generate.js';
 import type { GraphSpec, TierSpec } from '../../scripts/bench/up/graph-spec.js';
 import { parseVariant, runOnce, type RunResult } from '../../scripts/bench/up/run.js';
@@ -72,6 +74,13 @@ describe.sequential('bench:up on a small generated graph', () => {
     expect(watcher.length).toBeGreaterThan(0);
     const counted = s.api!.requests + s.api!.watches;
     expect(counted).toBeLessThanOrEqual(all.length - watcher.length);
+    // pg (no dependsOn) and web (created by app, after db and so pg were Ready) were each asked the moment
+    // helm-controller had added its finalizer, not left to its 750 ms requeue; and no tier was run twice by
+    // kustomize-controller (a request landing in a reconcile KC runs on its own).
+    expect(s.runEnd).toMatchObject({ helmReleases: { early: 2, asked: 0 } });
+    const reconciles = kcReconciles(readFileSync(path.join(keep, 'it-bench-standup-1', 'kustomize-controller.log'), 'utf8'));
+    const twice = reconciles.filter((x, i) => reconciles.findIndex((y) => y.key === x.key) !== i).map((x) => x.key);
+    expect(twice).toEqual([]);
   });
 
   it('Flux alone: app is turned away until db is Ready, and the same measurements hold', async () => {
