@@ -32,6 +32,8 @@ export interface HelmTrack {
   againAt: number | null;
   /** helm-controller handled a request of standup's and got past the dependency check. */
   passed: boolean;
+  /** Asked at its start (`finalized`), not for having been turned away: not counted as asked or passed. */
+  early?: boolean;
 }
 
 export interface HelmDecision {
@@ -107,7 +109,7 @@ export function decideHelmRelease(track: HelmTrack, hr: LiveHelmRelease, lookup:
   const ready = findCondition(hr.status?.conditions, 'Ready');
   const answered = t.requestedAt !== null && hr.status?.lastHandledReconcileAt === t.requestedAt;
   const turnedAway = ready !== undefined && ready.status !== 'True' && ready.reason === DEPENDENCY_NOT_READY;
-  const passedNow = answered && !turnedAway && !t.passed;
+  const passedNow = answered && !turnedAway && !t.passed && !t.early;
   if (passedNow) t.passed = true;
   const none = (why: HelmDecision['why']): HelmDecision => ({ track: t, request: null, passedNow, why });
 
@@ -120,6 +122,7 @@ export function decideHelmRelease(track: HelmTrack, hr: LiveHelmRelease, lookup:
   if (t.requestedAt === null && ready === undefined && hr.metadata.finalizers?.includes(FLUX_FINALIZER)) {
     if (deps.length > 0 && dependenciesPass(hr, lookup, cel) !== 'yes') return none('deps-not-ready');
     t.requests++;
+    t.early = true;
     t.requestedAt = new Date(now).toISOString();
     return { track: t, request: { value: t.requestedAt, why: 'finalized' }, passedNow, why: 'asked' };
   }

@@ -77,6 +77,8 @@ describe('decideHelmRelease', () => {
     const d = decideHelmRelease(newHelmTrack(), fresh, lookupOf(), T0);
     expect(d).toMatchObject({ request: { value: iso(T0), why: 'finalized' }, why: 'asked' });
     expect(decideHelmRelease(d.track, fresh, lookupOf(), T0 + 100).request).toBeNull();
+    // Its install answering that request is not counted as getting past a dependency check it was never turned away by.
+    expect(decideHelmRelease(d.track, hr('b', { handled: iso(T0) }), lookupOf(), T0 + 200).passedNow).toBe(false);
     // With dependencies: only when they pass, as helm-controller would judge them.
     const dependent = hr('b', { ready: null, finalized: true, deps: [{ name: 'a' }] });
     expect(decideHelmRelease(newHelmTrack(), dependent, lookupOf(readyA), T0).request?.why).toBe('finalized');
