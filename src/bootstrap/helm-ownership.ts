@@ -10,7 +10,7 @@
 // HelmRelease or helmfile gives the release (chart-source.ts), so that the later install is the one that adopts.
 // CRDs from a chart's crds/ directory get them too: helm never manages those (it creates them when absent and skips
 // them otherwise), so the metadata is harmless there and keeps every object of the render alike.
-import type { K8sObject } from '../cluster/client.js';
+import type { K8sObject } from '../model/k8s.js';
 
 export const HELM_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const HELM_RELEASE_NAME = 'meta.helm.sh/release-name';

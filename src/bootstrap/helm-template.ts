@@ -2,7 +2,7 @@
 // objects then go the way rendered manifests go (context guard, dry-run, server-side apply, wait), carrying helm's
 // ownership metadata so that the repository's own HelmRelease of the chart adopts them later (helm-ownership.ts).
 import { spawn } from 'node:child_process';
-import type { K8sObject } from '../cluster/client.js';
+import type { K8sObject } from '../model/k8s.js';
 import { parseText } from '../repo/manifests.js';
 import { yaml } from '../repo/lazy-yaml.js';
 import type { ChartSource } from './chart-source.js';
