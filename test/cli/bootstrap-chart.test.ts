@@ -2,7 +2,9 @@
 // is rendered with helm (a fake one, and the testbed's real one), its objects owned by the release; no helm, or helm
 // failing, is exit 2 naming tiers.yaml:LINE and helm's words; the FluxInstance
 // given as the flux-instance chart (a HelmRelease of it, or its values file) is the FluxInstance the chart renders.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { serveOciChart } from '../helpers/oci-chart-registry.js';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { testbedBinDir } from '../testbed/paths.js';
@@ -109,7 +111,35 @@ printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: argv, namespace: flu
     vi.stubEnv('STANDUP_HELM', path.join(testbedBinDir(), 'helm'));
     const bad = makeRepo({ ...base, ...files, 'charts/fo/templates/broken.yaml': '{{ .Values.nope.deeper }}\n', 'tiers.yaml': tiers('charts/fo'), 'clusters/dev/flux-system/instance.yaml': instanceYaml });
     await expect(readRunTarget(flags(bad), full)).rejects.toMatchObject({ code: 'HELM_FAILED', message: expect.stringMatching(/^tiers\.yaml:8: .*helm template failed \(exit 1\): Error: [\s\S]*broken\.yaml[\s\S]*nil pointer evaluating interface \{\}\.deeper/) });
-  });
+  }, 120_000);
+
+  it.skipIf(!existsSync(path.join(testbedBinDir(), 'helm')))('the real helm renders a .tgz, and a helmfile release of an oci:// chart on a loopback registry (--plain-http)', async () => {
+    const helm = path.join(testbedBinDir(), 'helm');
+    vi.stubEnv('STANDUP_HELM', helm);
+    const out = mkdtempSync(path.join(dir, 'pkg-'));
+    const pkg = await execa(helm, ['package', path.join(PROJECT, 'test/fixtures/charts/flux-operator'), '-d', out]);
+    expect(pkg.exitCode).toBe(0);
+    const tgz = readFileSync(path.join(out, 'flux-operator-0.58.1.tgz'));
+    const kinds = (t: Awaited<ReturnType<typeof readRunTarget>>) => (t.bootstrap?.install?.objects ?? []).map((o) => o.kind);
+    const archive = makeRepo({ ...base, 'tiers.yaml': tiers('bootstrap/flux-operator-0.58.1.tgz'), 'clusters/dev/flux-system/instance.yaml': instanceYaml, 'bootstrap/README.md': 'the chart archive\n' });
+    writeFileSync(path.join(archive, 'bootstrap/flux-operator-0.58.1.tgz'), tgz);
+    expect(kinds(await readRunTarget(flags(archive), full))).toEqual(['Namespace', 'ServiceAccount', 'ClusterRoleBinding', 'Service', 'Deployment']);
+    const registry = await serveOciChart('flux-operator', '0.58.1', tgz);
+    try {
+      const helmfile = `releases:\n  - name: flux-operator\n    namespace: flux-system\n    chart: ${registry.ref}\n    version: 0.58.1\n    values:\n      - image: {tag: v0.58.1-test}\n`;
+      const repo = makeRepo({ ...base, 'tiers.yaml': tiers('bootstrap/helmfile.yaml'), 'clusters/dev/flux-system/instance.yaml': instanceYaml, 'bootstrap/helmfile.yaml': helmfile });
+      const t = await readRunTarget(flags(repo), full);
+      expect(kinds(t)).toEqual(['Namespace', 'ServiceAccount', 'ClusterRoleBinding', 'Service', 'Deployment']);
+      const d = t.bootstrap?.install?.objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { image: string }[] } } } };
+      expect(d.spec.template.spec.containers[0]!.image).toBe('ghcr.io/controlplaneio-fluxcd/flux-operator:v0.58.1-test');
+      expect(registry.requests).toContain('GET /v2/charts/flux-operator/manifests/0.58.1');
+      // A version the registry does not have: helm's words, exit 2 at the line.
+      const missing = makeRepo({ ...base, 'tiers.yaml': tiers('bootstrap/helmfile.yaml'), 'clusters/dev/flux-system/instance.yaml': instanceYaml, 'bootstrap/helmfile.yaml': helmfile.replace('version: 0.58.1', 'version: 9.9.9') });
+      await expect(readRunTarget(flags(missing), full)).rejects.toMatchObject({ code: 'HELM_FAILED', message: expect.stringMatching(/^tiers\.yaml:8: .*chart oci:\/\/127\.0\.0\.1:\d+\/charts\/flux-operator 9\.9\.9: helm template failed \(exit 1\): Error: .*9\.9\.9.*not found/s) });
+    } finally {
+      await registry.close();
+    }
+  }, 180_000);
 
   it('rendered manifests are read as before', async () => {
     const repo = makeRepo({ ...base, 'tiers.yaml': tiers('bootstrap/flux-operator.yaml'), 'bootstrap/flux-operator.yaml': operatorYaml, 'clusters/dev/flux-system/instance.yaml': instanceYaml });
