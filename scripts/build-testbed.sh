@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the testbed's binaries from the Go modules under test/testbed/go into a cache outside the repository, and
 # prints the bin dir: etcd, kube-apiserver, kube-controller-manager, kubelet, kube-scheduler, kube-proxy, the Flux
-# source-, kustomize- and helm-controller, flux-operator, CoreDNS, sops and age-keygen, and the testbed's own small
+# source-, kustomize- and helm-controller, helm, flux-operator, CoreDNS, sops and age-keygen, and the testbed's own small
 # programs (go/apps: the pause and app images, the CDI-like operator).
 #
 # Cache keys are per module: sha256 of `go version` and every go.mod/go.sum/*.go file of that module, so adding or
@@ -137,6 +137,9 @@ build kubelet k8s k8s.io/kubernetes/cmd/kubelet "$kld"
 build kustomize-controller flux-kustomize github.com/fluxcd/kustomize-controller
 build source-controller flux-source github.com/fluxcd/source-controller
 build helm-controller flux-helm github.com/fluxcd/helm-controller
+# helm itself, for `up` rendering a flux-operator chart (bootstrap.install.operator naming a chart): from the
+# helm.sh/helm/v4 version helm-controller already requires, so it reuses that build's compiled packages.
+build helm flux-helm helm.sh/helm/v4/cmd/helm
 build coredns coredns github.com/coredns/coredns
 build_flux_operator
 build sops sops github.com/getsops/sops/v3/cmd/sops

@@ -2,11 +2,11 @@
 // bootstrap manifests and secrets (decrypted in memory), the CRD fallback. The runner gets the result and only talks
 // to the cluster. Reading fails here, with exit 2 and the file named, before anything is drawn or written.
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chartForm, configLineOf } from '../bootstrap/operator-chart.js';
+import { readChartInstall } from './chart-install.js';
+import { chartForm } from '../bootstrap/operator-chart.js';
+import type { RenderedObject } from '../model/flux.js';
 import { readPreFluxInstalls } from '../bootstrap/pre-flux-installs.js';
-import { CONFIG_FILE } from '../repo/tiers-yaml.js';
 import { fluxInstanceFromChartValues } from '../bootstrap/flux-instance-chart.js';
 import type { Obj } from '../model/k8s.js';
 import type { StandupConfig } from '../model/config.js';
@@ -125,7 +125,7 @@ async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds
   // Secrets are decrypted only for the cluster they are for: none for a context the guard refuses (the run's
   // preflight then refuses it, exit 4, before any write), none for a run its check step refuses.
   const decrypt = !refused && !contextRefusal({ name: model.name, guard: guarded });
-  const bootstrap = need.bootstrap === 'none' && !instanceForm(entry) ? null : await readBootstrap(repo, model.name, entry?.bootstrap, need.bootstrap === 'none' ? 'resume' : need.bootstrap, decrypt);
+  const bootstrap = need.bootstrap === 'none' && !instanceForm(entry) ? null : await readBootstrap(repo, model.name, entry?.bootstrap, need.bootstrap === 'none' ? 'resume' : need.bootstrap, decrypt, model.objects, need.bootstrap !== 'none');
   // A FluxInstance creates the root sync: its Kustomization and source are named after spec.sync.
   const rootSync = bootstrap?.instance ? instanceRootSync(bootstrap.instance.object) : null;
   const ctx = rootSync ? { ...planned, rootSync } : planned;
@@ -239,11 +239,14 @@ async function readFallback(root: string, files: readonly string[], need: 'apply
 
 type Bootstrap = NonNullable<NonNullable<LoadedRepository['config']['clusters'][string]>['bootstrap']>;
 
-async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean): Promise<BootstrapInputs | null> {
+async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean, objects: readonly RenderedObject[], render: boolean): Promise<BootstrapInputs | null> {
   const from = b?.install && b.install !== 'already-running' ? b.install : null;
-  const file = from ? ('path' in from ? from.path : from.operator) : null;
-  if (from && file) refuseChart(repo, cluster, 'path' in from ? 'path' : 'operator', file);
-  const install = file ? { file, objects: await readManifests(path.resolve(repo.root, file), file) } : null;
+  let file = from ? ('path' in from ? from.path : from.operator) : null;
+  // status and reset need the FluxInstance, not the operator's objects: a chart is not rendered for them (no helm run,
+  // no download); up and resume render it with helm (cli/chart-install.ts). Anything else is rendered manifests.
+  if (!render && file && chartForm(path.resolve(repo.root, file), file)) file = null;
+  const chart = from && file && render ? await readChartInstall(repo, cluster, 'path' in from ? 'path' : 'operator', file, objects) : null;
+  const install = chart ?? (file ? { file, objects: await readManifests(path.resolve(repo.root, file), file) } : null);
   const instance = from && 'instance' in from ? await readInstance(repo.root, cluster, from.instance) : null;
   if (instance) {
     // The FluxInstance's spec.sync is the root sync: no sync directory to read.
@@ -262,25 +265,6 @@ async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstr
   if (!install) return { install, instance: null, secrets, sync, syncDir: b.sync };
   const both = mergeDeclaredTwice(install.objects, sync);
   return { install: { ...install, objects: both.install }, instance: null, secrets, sync: both.sync, syncDir: b.sync };
-}
-
-/**
- * An install tiers.yaml names that is a Helm chart: exit 2 naming it, since standup renders no chart (no helm, no
- * registry); the fix is its rendered manifests, committed.
- */
-function refuseChart(repo: LoadedRepository, cluster: string, key: 'path' | 'operator', file: string): void {
-  const chart = chartForm(path.resolve(repo.root, file), file);
-  if (!chart) return;
-  let text: string | null = null;
-  try {
-    text = repo.configFile ? readFileSync(repo.configFile, 'utf8') : null;
-  } catch {
-    text = null;
-  }
-  const at = `${CONFIG_FILE}${configLineOf(text, key, file)}`;
-  const what = key === 'operator' ? 'flux-operator' : 'Flux';
-  throw new ConfigError('BOOTSTRAP_CHART', `${at}: clusters.${cluster}.bootstrap.install.${key} names ${file}, ${chart.what}: standup installs ${what} from rendered manifests and renders no Helm chart (no helm binary, no registry)`,
-    `Render it once and commit the output, e.g. \`helm template ${key === 'operator' ? 'flux-operator' : 'flux'} ${chart.chart} --namespace flux-system > bootstrap/${key === 'operator' ? 'flux-operator' : 'flux'}.yaml\`${key === 'operator' ? ' (or flux-operator\'s release manifest, install.yaml)' : ''}, and point install.${key} at that file; or install ${key === 'operator' ? 'flux-operator and its FluxInstance' : 'Flux'} yourself first (helm install) and set install: already-running, so that \`standup up\` drives the tiers.`);
 }
 
 /**

@@ -65,8 +65,12 @@ const EXIT_CODE_OF = {
   BOOTSTRAP_UNCONFIGURED: ExitCode.config,
   /** tiers.yaml's bootstrap.install.instance names no usable FluxInstance. */
   BOOTSTRAP_INSTANCE_INVALID: ExitCode.config,
-  /** tiers.yaml's bootstrap.install names a Helm chart (a chart directory or archive, a HelmRelease, a helmfile): standup renders none. */
+  /** tiers.yaml's bootstrap.install names a Helm chart in a form standup cannot hand to helm (its source or values are not in the repository). */
   BOOTSTRAP_CHART: ExitCode.config,
+  /** bootstrap.install names a Helm chart and no helm is found (PATH, STANDUP_HELM). */
+  HELM_NOT_FOUND: ExitCode.config,
+  /** `helm template` of the chart bootstrap.install names failed (chart not found, bad values): helm's words. */
+  HELM_FAILED: ExitCode.config,
   CRDS_EMPTY: ExitCode.config,
   SECRET_SOURCE: ExitCode.config,
   SECRET_MISSING: ExitCode.config,

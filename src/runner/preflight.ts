@@ -95,7 +95,7 @@ export async function preflight(t: RunTarget, mode: 'up' | 'resume' | 'crds' | '
     const charts = mode === 'up' ? (t.fluxChartInstalls ?? []) : [];
     throw new CliError('FLUX_MISSING', `Flux is not installed on ${t.guard.actualContext}: missing ${crds.missing.join(', ')}`, {
       hint: charts.length
-        ? `This repository installs Flux through flux-operator's Helm charts (${charts.join('; ')}), which standup does not render (no helm, no registry). Run that bootstrap first, then \`standup resume\`; or commit the rendered flux-operator manifests (\`helm template\` output, or its release's install.yaml) and set bootstrap.install: {operator: FILE, instance: FILE} in tiers.yaml (instance may be the flux-instance release or its values file).`
+        ? `This repository installs Flux through flux-operator's Helm charts (${charts.join('; ')}). Run that bootstrap first, then \`standup resume\`; or set bootstrap.install: {operator: FILE, instance: FILE} in tiers.yaml so that up installs them: operator may be that helmfile, a HelmRelease of the chart, the chart directory or .tgz (rendered with helm) or rendered manifests, instance the flux-instance release or its values file.`
         : mode === 'up' ? 'Install Flux first, or set bootstrap.install: {path: <gotk-components.yaml>} in tiers.yaml so that `standup up` installs it.' : t.installsFlux ? 'The install did not finish: run `standup up`.' : 'Run `standup up` for a cold start.',
     });
   }

@@ -22,6 +22,13 @@ Deployments to be Available (a pod that cannot start is named, with its reason) 
 With bootstrap.install: {operator: ..., instance: ...}, up installs flux-operator from the repository's manifests,
 applies the FluxInstance and waits for it Ready (its controllers as pods, its root sync applied), then the tiers;
 --source-url then sets the FluxInstance's spec.sync.url. ResourceSets the tiers apply are waited on after them.
+operator: (or path:) may name flux-operator's Helm chart instead: a chart directory, a .tgz, a HelmRelease (its
+HelmRepository or OCIRepository, values and valuesFrom ConfigMaps) or a helmfile release. up renders it with the
+real helm (\`helm template --include-crds\`, found on PATH or at STANDUP_HELM; remote charts are pulled with your
+helm's own registry and repository settings; an oci:// chart on loopback over plain HTTP) before it touches the
+cluster, and applies the result like manifests, each object with helm's ownership metadata
+(app.kubernetes.io/managed-by: Helm, meta.helm.sh/release-name and -namespace) so that the repository's own
+HelmRelease of the chart adopts them later. No helm, or helm failing, is exit 2 naming tiers.yaml:LINE.
 
 --source-url points the root source at a mirror and keeps it there: the root Kustomization gets a patch (owned by
 field manager "standup") that sets the URL in its own output, so Flux's re-apply from git does not undo it. A later
