@@ -15,7 +15,9 @@ missing dependency, an entry or tier that does not build, a CRD deadlock no fall
 check's messages; --force goes on anyway. Every write is a server-side apply (field manager "standup") or a
 reconcile request, so an interrupted run is finished by \`standup resume\`. Each tier is asked to reconcile the
 moment its dependencies are Ready, so none waits out kustomize-controller's --requeue-dependency (30s); so is a
-HelmRelease its tiers applied that helm-controller turned away for a dependency, once every one is Ready.
+HelmRelease its tiers applied that helm-controller turned away for a dependency, once every one is Ready. A new
+tier or HelmRelease is asked as soon as its controller has added its finalizer, so that its first real reconcile
+does not wait out the controller's rate limiter (--min-retry-delay, 750ms).
 ${CONNECT_HELP}
 With bootstrap.install: {path: ...} in tiers.yaml, up applies Flux's install manifests and waits for the controller
 Deployments to be Available (a pod that cannot start is named, with its reason) before it applies the sync.
