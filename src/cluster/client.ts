@@ -138,3 +138,5 @@ export const apiRefOf = (o: K8sObject): ApiRef => ({
 export const FLUX_KUSTOMIZATION = { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization' } as const;
 export const FLUX_SOURCE_API = 'source.toolkit.fluxcd.io/v1';
 export const FLUX_HELM_RELEASE = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease' } as const;
+/** The finalizer kustomize- and helm-controller add on their first reconcile (KustomizationFinalizer, HelmReleaseFinalizer). */
+export const FLUX_FINALIZER = 'finalizers.fluxcd.io';

@@ -1,4 +1,4 @@
-import { FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
+import { FLUX_FINALIZER, FLUX_KUSTOMIZATION, type ClusterClient } from '../cluster/client.js';
 import { nodeKeyParts, type FluxKustomization, type FluxResourceSet } from '../model/flux.js';
 import type { PlanContext } from '../plan/plan.js';
 import { humanDuration } from '../status/durations.js';
@@ -15,7 +15,6 @@ import { resourceSetStepId, tierStepId } from './step-id.js';
 import { decideResourceSet, type ResourceSetOutcome, type ResourceSetTrack } from './rset-decision.js';
 import { observeResourceSet, type TierStanding } from './rset-observe.js';
 import { resultOf, type StepTracker } from './steps.js';
-import { FLUX_FINALIZER } from './helm-decision.js';
 import { decideTier, newTrack, type Backoff, type TierOutcome, type TierTrack } from './tier-decision.js';
 import { tierEnd, type TierEnd, type TierEndResult as Ended } from './tier-end.js';
 import { observeTier } from './tier-observe.js';

@@ -17,6 +17,7 @@
 //   does), and standup writes requestedAt alone, a fresh value each time.
 
 import type { CelEngine } from '../status/cel.js';
+import { FLUX_FINALIZER } from '../cluster/client.js';
 import { findCondition } from '../status/conditions.js';
 import type { LiveHelmRelease } from '../status/helm-source.js';
 import { judgeDependency } from '../status/ready-expr.js';
@@ -59,9 +60,6 @@ export interface HelmCel {
 }
 
 export const DEPENDENCY_NOT_READY = 'DependencyNotReady';
-
-/** helm-controller's finalizer (v2.HelmReleaseFinalizer; kustomize-controller's is the same string). */
-export const FLUX_FINALIZER = 'finalizers.fluxcd.io';
 
 /** After a first request, "not ready" again is asked after 250 ms, doubling to 5 s: as for Kustomizations. */
 export const HELM_DEP_RETRY: Backoff = { initialMs: 250, maxMs: 5000 };

@@ -80,6 +80,7 @@ export class LiveState {
     for (const k of [...kinds, FLUX_HELM_RELEASE]) this.pending.add(k.kind);
     void this.follow(kinds[0]!, (snap) => {
       replace(this.kustomizations, snap as Map<string, LiveKustomization>);
+      // Every Kustomization names its sourceRef (the CRD requires it), so sourceOf's fallback is never used here.
       for (const [key, ks] of this.kustomizations) {
         if (!this.firstSight.has(key)) this.firstSight.set(key, this.sourceOf(ks, { kind: '', namespace: '', name: '' })?.status?.artifact?.revision ?? null);
       }
