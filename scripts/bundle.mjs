@@ -8,14 +8,16 @@
 // @kubernetes/client-node (54 MB installed, most of it generated API models) only what src/cluster uses, and of
 // @bufbuild/cel (11 MB with the CEL spec's protos) what src/status/cel.ts uses.
 //
-// yaml stays a dependency: src/repo/lazy-yaml.ts and src/ui/document.ts require() it on first use (a warm load
-// never parses YAML), which a bundler cannot follow, and that is fine: it is one CommonJS file.
+// yaml is required on first use (src/model/yaml-library.ts: a warm load never parses YAML), which a bundler cannot
+// follow: it is bundled apart, into one CommonJS file beside the chunks (yaml.cjs), which that require() and every
+// static import of yaml load. Left as the package, Node resolved, read and compiled its ~80 files on each start that
+// parses YAML: 70-120 ms, against ~20 ms for the one file.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { EXTERNAL } from './vendored.mjs';
+import { IN_BUILD_ID } from './vendored.mjs';
 
 const dist = path.resolve('dist');
 const out = path.join(dist, 'bundle');
@@ -26,10 +28,48 @@ const out = path.join(dist, 'bundle');
 const id = createHash('sha256');
 const files = readdirSync(dist, { recursive: true }).map(String).filter((f) => f.endsWith('.js') && !f.startsWith('bundle')).sort();
 for (const f of files) id.update(`${f}\u0000`).update(readFileSync(path.join(dist, f))).update('\n');
-for (const name of EXTERNAL) id.update(`${name} ${JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')).version}\n`);
+for (const name of IN_BUILD_ID) id.update(`${name} ${JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')).version}\n`);
 const buildId = id.digest('hex').slice(0, 32);
 
 rmSync(out, { recursive: true, force: true });
+const YAML_FILE = 'yaml.cjs';
+await build({
+  entryPoints: [createRequire(import.meta.url).resolve('yaml')],
+  outfile: path.join(out, YAML_FILE),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'eof',
+  logLevel: 'error',
+});
+// Every chunk sits in dist/bundle beside yaml.cjs, so one relative name serves them all.
+const yamlBesideChunks = {
+  name: 'yaml-beside-chunks',
+  setup: (b) => b.onResolve({ filter: /^yaml$/ }, () => ({ path: `./${YAML_FILE}`, external: true })),
+};
+// client-node's modules have no effect when imported, but its package.json does not say so (no "sideEffects": false),
+// so esbuild kept every module its index reaches: all ~900 generated API models, half of the cluster client's chunk.
+// Said here, the models the code never names are left out.
+const clientNodePure = {
+  name: 'client-node-pure',
+  setup: (b) => b.onResolve({ filter: /.*/ }, async (a) => {
+    if (a.pluginData?.clientNodePure || !(a.path.startsWith('@kubernetes/client-node') || a.importer.includes('/node_modules/@kubernetes/client-node/'))) return undefined;
+    const r = await b.resolve(a.path, { resolveDir: a.resolveDir, kind: a.kind, importer: a.importer, pluginData: { clientNodePure: true } });
+    return r.errors.length || r.external ? r : { path: r.path, sideEffects: false };
+  }),
+};
+// node-fetch 2 (client-node's Watch) takes the URL class from whatwg-url only where Node has none (`Url.URL ||
+// whatwgUrl.URL`): Node 20 has one, and whatwg-url brings tr46's 266 KB Unicode table, parsed at every start.
+const nodeUrlForNodeFetch = {
+  name: 'node-url-for-node-fetch',
+  setup: (b) => {
+    b.onResolve({ filter: /^whatwg-url$/ }, (a) => (a.importer.includes('/node_modules/node-fetch/') ? { path: 'whatwg-url', namespace: 'node-url' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({ contents: "module.exports = { URL: require('node:url').URL };", loader: 'js' }));
+  },
+};
 const result = await build({
   // cel is an entry of its own so the installed package's test can load the evaluator by a stable name.
   entryPoints: { main: path.join(dist, 'cli/main.js'), cel: path.join(dist, 'status/cel.js') },
@@ -43,8 +83,8 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'eof',
-  external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
-  define: { __STANDUP_BUILD_ID__: JSON.stringify(buildId) },
+  define: { __STANDUP_BUILD_ID__: JSON.stringify(buildId), __STANDUP_YAML__: JSON.stringify(`./${YAML_FILE}`) },
+  plugins: [yamlBesideChunks, nodeUrlForNodeFetch, clientNodePure],
   // Bundled CommonJS packages require() Node's own modules.
   banner: { js: "import { createRequire as __standupRequire } from 'node:module'; const require = __standupRequire(import.meta.url);" },
   metafile: true,
@@ -54,7 +94,7 @@ const result = await build({
 // Packages client-node's dependencies require() inside a try, to use when installed (ws: bufferutil and
 // utf-8-validate, native speed-ups; node-fetch: encoding, for non-UTF-8 bodies the API server never sends).
 const OPTIONAL = ['bufferutil', 'utf-8-validate', 'encoding'];
-const outside = (p) => !p.startsWith('node:') && !builtinModules.includes(p) && !OPTIONAL.includes(p) && !EXTERNAL.some((name) => p === name || p.startsWith(`${name}/`));
+const outside = (p) => p !== `./${YAML_FILE}` && !p.startsWith('node:') && !builtinModules.includes(p) && !OPTIONAL.includes(p);
 const leftovers = Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && outside(i.path));
 if (leftovers.length) {
   console.error(`bundle: imports left outside the bundle: ${[...new Set(leftovers.map((i) => i.path))].join(', ')}`);

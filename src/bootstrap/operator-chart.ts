@@ -4,7 +4,7 @@
 // what to hand it, helm-template.ts runs it).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { yaml } from '../repo/lazy-yaml.js';
 import type { Obj } from '../model/k8s.js';
 import { stripTemplates } from './helmfile-templates.js';
 
@@ -71,7 +71,7 @@ export function chartForm(target: string, shown: string): ChartForm | null {
 export function readYamlDocs(file: string, helmfile = false): unknown[] {
   try {
     const text = readFileSync(file, 'utf8');
-    return parseAllDocuments(helmfile ? stripTemplates(text).text : text).filter((d) => d.errors.length === 0).map((d) => d.toJS() as unknown);
+    return yaml().parseAllDocuments(helmfile ? stripTemplates(text).text : text).filter((d) => d.errors.length === 0).map((d) => d.toJS() as unknown);
   } catch {
     return [];
   }

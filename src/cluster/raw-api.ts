@@ -1,8 +1,11 @@
-// client-node's KubernetesObjectApi machinery (discovery, URL building, auth, TLS, middleware) with raw JSON in and
-// out: its typed (de)serializer renames or drops fields it has a model for (a CRD's
-// `x-kubernetes-preserve-unknown-fields` and `$ref` vanish from an apply body; timestamps become Date objects).
+// Requests over client-node's connection machinery (auth, TLS, proxies, middleware: its Configuration), with raw JSON
+// in and out, and the discovery and URL building of its KubernetesObjectApi, kept exactly (resource, specUriPath in
+// client-node 1.4.0's object.js). Not that class itself: its typed (de)serializer renames or drops fields it has a
+// model for (a CRD's `x-kubernetes-preserve-unknown-fields` and `$ref` vanish from an apply body; timestamps become
+// Date objects), and it pulls every generated model into the bundle: half of the cluster client's code, ~60 ms of
+// CPU at the start of every command that talks to a cluster.
 
-import { ApiException, HttpMethod, KubernetesObjectApi, type KubeConfig, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import { ApiException, HttpMethod, type Configuration, type KubeConfig, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import { NoKindError } from './errors.js';
 import { realDelay } from './watch.js';
 
@@ -23,26 +26,54 @@ export function retryAfterMs(code: number, headers: Record<string, string> | und
 }
 
 
-export class RawObjectApi extends KubernetesObjectApi {
+/** What discovery says of one kind (an APIResourceList entry). */
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export class RawObjectApi {
+  /** Objects without a namespace go to this one: the context's, else `default` (kubectl's rule). */
+  private defaultNamespace = 'default';
+  /** Discovery answers by apiVersion: asked again only for a kind the cached answer lacks (a CRD added since). */
+  private readonly discovered = new Map<string, { resources: ApiResource[] }>();
   /** Discovery of an apiVersion under way: a second request for it waits for that answer (then cached) instead. */
   private readonly discovering = new Map<string, Promise<unknown>>();
 
+  constructor(private readonly configuration: Configuration) {}
+
   useContextNamespace(kc: KubeConfig): void {
-    this.setDefaultNamespace(kc);
+    const namespace = kc.currentContext ? kc.getContextObject(kc.currentContext)?.namespace : undefined;
+    if (namespace) this.defaultNamespace = namespace;
   }
 
-  // client-node caches discovery per apiVersion, but not while it is being asked: the GET and the dry-run an apply now
-  // sends side by side would each discover the same group.
-  override async resource(...args: Parameters<KubernetesObjectApi['resource']>): ReturnType<KubernetesObjectApi['resource']> {
-    const [apiVersion] = args;
+  // The GET and the dry-run an apply sends side by side would otherwise each discover the same group.
+  async resource(apiVersion: string, kind: string): Promise<ApiResource | undefined> {
     // Set before any await: a caller that finds nothing under way must register its own question at once.
     for (let under = this.discovering.get(apiVersion); under; under = this.discovering.get(apiVersion)) await under.catch(() => undefined);
-    const asked = super.resource(...args);
+    const known = this.discovered.get(apiVersion)?.resources.find((r) => r.kind === kind);
+    if (known) return known;
+    const asked = this.discover(apiVersion);
     this.discovering.set(apiVersion, asked);
     try {
-      return await asked;
+      return (await asked).resources.find((r) => r.kind === kind);
     } finally {
       if (this.discovering.get(apiVersion) === asked) this.discovering.delete(apiVersion);
+    }
+  }
+
+  private async discover(apiVersion: string): Promise<{ resources: ApiResource[] }> {
+    const ctx = this.configuration.baseServer.makeRequestContext(apiVersionPath(apiVersion), HttpMethod.GET);
+    ctx.setHeaderParam('Accept', 'application/json, */*;q=0.8');
+    try {
+      const list = (await this.request(ctx)) as { resources?: ApiResource[] };
+      const answer = { resources: list.resources ?? [] };
+      this.discovered.set(apiVersion, answer);
+      return answer;
+    } catch (e) {
+      if (e instanceof Error) e.message = `Failed to fetch resource metadata for ${apiVersion}: ${e.message}`;
+      throw e;
     }
   }
 
@@ -52,15 +83,20 @@ export class RawObjectApi extends KubernetesObjectApi {
     try {
       res = await this.resource(spec.apiVersion, spec.kind);
     } catch (e) {
-      // client-node words this "Failed to fetch resource metadata for g/v/K": a group/version the server does not serve.
+      // A group/version the server does not serve.
       if (e instanceof ApiException && e.code === 404) throw new NoKindError(spec.apiVersion, spec.kind, { cause: e });
       throw e;
     }
     if (!res) throw new NoKindError(spec.apiVersion, spec.kind);
-    const meta: { name?: string; namespace?: string } = {};
-    if (spec.name) meta.name = spec.name;
-    if (spec.namespace) meta.namespace = spec.namespace;
-    return this.specUriPath({ apiVersion: spec.apiVersion, kind: spec.kind, metadata: meta }, action);
+    const namespace = spec.namespace || (res.namespaced && action !== 'list' ? this.defaultNamespace : undefined);
+    const parts = [apiVersionPath(spec.apiVersion)];
+    if (res.namespaced && namespace) parts.push('namespaces', encodeURIComponent(namespace));
+    parts.push(res.name);
+    if (action !== 'list') {
+      if (!spec.name) throw new Error('Required spec property name is not set');
+      parts.push(encodeURIComponent(spec.name));
+    }
+    return parts.join('/').toLowerCase();
   }
 
   /**
@@ -89,12 +125,25 @@ export class RawObjectApi extends KubernetesObjectApi {
       ctx.setHeaderParam('Content-Type', contentType ?? 'application/json');
       ctx.setBody(JSON.stringify(body));
     }
-    return this.requestPromise(ctx);
+    return this.request(ctx);
   }
 
-  protected override async processResponse<T>(response: ResponseContext): Promise<T> {
-    const text = await response.body.text();
-    if (response.httpStatusCode >= 200 && response.httpStatusCode <= 299) return (text ? JSON.parse(text) : {}) as T;
-    throw new ApiException(response.httpStatusCode, 'Unsuccessful HTTP Request', text, response.headers);
+  /** As client-node's generated APIs send: credentials, then each middleware's pre, the HTTP call, each post. */
+  private async request(ctx: RequestContext): Promise<unknown> {
+    const { authMethods, middleware, httpApi } = this.configuration;
+    for (const auth of [authMethods.BearerToken, authMethods.default]) await auth?.applySecurityAuthentication(ctx);
+    for (const m of middleware) ctx = await m.pre(ctx).toPromise();
+    let response = await httpApi.send(ctx).toPromise();
+    for (const m of middleware) response = await m.post(response).toPromise();
+    return parseAnswer(response);
   }
+}
+
+/** The API's root for an apiVersion: /api/v1 for the core group, /apis/GROUP/VERSION for the others. */
+const apiVersionPath = (apiVersion: string): string => `/${apiVersion.includes('/') ? 'apis' : 'api'}/${apiVersion}`;
+
+async function parseAnswer(response: ResponseContext): Promise<unknown> {
+  const text = await response.body.text();
+  if (response.httpStatusCode >= 200 && response.httpStatusCode <= 299) return text ? JSON.parse(text) : {};
+  throw new ApiException(response.httpStatusCode, 'Unsuccessful HTTP Request', text, response.headers);
 }

@@ -1,15 +1,10 @@
 // YAML parsing on demand. A warm load (everything from the render cache and the parse memo) never parses YAML, so the
 // yaml library (~60 ms to import) loads on first use, and each parse goes through a TextMemo that remembers what a
 // text gave before (cache/parse-memo.ts keeps one across runs).
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-
-type Yaml = typeof import('yaml');
-let yamlModule: Yaml | undefined;
+import { yamlLibrary } from '../model/yaml-library.js';
 
 /** The yaml library (its CommonJS build, the same one `import 'yaml'` gives on Node). */
-export const yaml = (): Yaml => (yamlModule ??= require('yaml') as Yaml);
+export const yaml = yamlLibrary;
 
 /**
  * What parsing a text one way gave before, by the exact text and how (`how` names the parse). Results are plain

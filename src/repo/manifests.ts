@@ -2,7 +2,7 @@
 // CLI before a run, so that the runner reads no files.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { yaml } from './lazy-yaml.js';
 import type { K8sObject } from '../model/k8s.js';
 import { ConfigError } from '../model/errors.js';
 import { findKustomize } from './find-kustomize.js';
@@ -35,7 +35,7 @@ export async function readManifests(target: string, shownAs = target): Promise<K
 /** Parses a multi-document YAML text into objects; a syntax error names file:line:col. */
 export function parseText(text: string, file: string): K8sObject[] {
   const out: K8sObject[] = [];
-  for (const doc of parseAllDocuments(text, { prettyErrors: true })) {
+  for (const doc of yaml().parseAllDocuments(text, { prettyErrors: true })) {
     const err = doc.errors[0];
     if (err) {
       const at = err.linePos?.[0];

@@ -1,7 +1,7 @@
 // Parses tiers.yaml and validates it with the shared zod schema. Every issue is reported at once, each as
 // `tiers.yaml:LINE:COL: dotted.path: message`. The yaml library and zod load with this module (~130 ms), so the
 // reader (tiers-yaml.ts) imports it only for a text it has not validated before.
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from './lazy-yaml.js';
 import { configSchema, type StandupConfig } from '../model/config.js';
 import { ConfigError } from '../model/errors.js';
 import { nodeAt } from './yaml-node-at.js';
@@ -12,8 +12,8 @@ const showPath = (p: readonly PropertyKey[]): string =>
 
 /** Parses and validates tiers.yaml text; `name` is how the file is shown in messages. Throws ConfigError. */
 export function parseConfig(text: string, name: string): StandupConfig {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const lc = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined) => {
     if (offset === undefined) return name;
     const { line, col } = lc.linePos(offset);
@@ -97,8 +97,8 @@ function invalid(name: string, lines: string[]): ConfigError {
 
 /** The line of each `ignore:` entry of tiers.yaml text, in order (null where the YAML does not say). */
 export function ignoreEntryLines(text: string): (number | null)[] {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const lc = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lc, prettyErrors: false });
   const data = doc.toJS() as { ignore?: unknown[] } | null;
   return (Array.isArray(data?.ignore) ? data!.ignore : []).map((_, i) => {
     const node = nodeAt(doc, ['ignore', i]);

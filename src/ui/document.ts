@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
+import { yamlLibrary } from '../model/yaml-library.js';
 
-// The yaml library only for -o yaml: importing it costs ~50 ms that -o json and text output never need.
-const stringify = (doc: unknown, options: object): string => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).stringify(doc, options);
+// The yaml library only for -o yaml, loaded on first use: -o json and text output never need it.
+const stringify = (doc: unknown, options: object): string => yamlLibrary().stringify(doc, options);
 
 /** The machine-readable formats: every command that prints JSON prints the same document as YAML. */
 export type DataFormat = 'json' | 'yaml';
