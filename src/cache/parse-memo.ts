@@ -17,11 +17,15 @@ const FORMAT = 'standup-parse-memo 2';
 const KEEP_LOADS = 8;
 
 /**
- * Where the memo of the repository `repo` lives in the render cache's directory: one memo per repository and
- * standup build, so two versions sharing the cache keep their own.
+ * Where the memo of a repository lives in the render cache's directory: one memo per repository and standup build,
+ * so two versions sharing the cache keep their own. A repository is known by its tiers.yaml when it has one (its
+ * text, so a fresh clone, a worktree or CI's new checkout directory reads what the last load of the same repository
+ * parsed: on a first `up` from a new clone that was ~150 ms of CPU, most of it the yaml library's own warm-up),
+ * else by its path.
  */
-export function memoFileFor(cacheDir: string, repo: string): string {
-  const name = createHash('sha256').update(`${repo}\u0000${standupBuildId()}`).digest('hex').slice(0, 32);
+export function memoFileFor(cacheDir: string, repo: { root: string; tiersYaml: string | null }): string {
+  const identity = repo.tiersYaml !== null ? `tiers.yaml\u0000${repo.tiersYaml}` : `path\u0000${repo.root}`;
+  const name = createHash('sha256').update(`${identity}\u0000${standupBuildId()}`).digest('hex').slice(0, 32);
   return path.join(cacheDir, 'memo', `${name}.memo`);
 }
 

@@ -137,8 +137,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     const kustomizeId = o.cache ? kustomizeIdentity(kustomize.command) : null;
     // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
     const renderCache = o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, session.env)) : null;
-    // The memo is the repository's as the user names it (the work tree's also with --rev).
-    const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, root) : null);
+    const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, { root, tiersYaml: tiersYamlText(readRoot) }) : null);
     const ctx = createRenderContext({ ...o, root: readRoot, work, kustomize, memo, renderCache, kustomizeId: kustomizeId ?? '' });
     const { config, file } = await readTiers(readRoot, memo);
     o.onConfig?.(config);
@@ -232,5 +231,14 @@ export async function discoverRepository(repo: string): Promise<Discovery> {
   } finally {
     session.removeWorkDir(work);
     session.close();
+  }
+}
+
+/** tiers.yaml's text, or null when there is none (or it cannot be read: readTiers says why). */
+function tiersYamlText(root: string): string | null {
+  try {
+    return readFileSync(path.join(root, CONFIG_FILE), 'utf8');
+  } catch {
+    return null;
   }
 }

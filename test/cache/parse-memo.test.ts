@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ParseMemo } from '../../src/cache/parse-memo.js';
+import { memoFileFor, ParseMemo } from '../../src/cache/parse-memo.js';
 import { yamlErrors } from '../../src/repo/yaml-errors.js';
 import { scanHeader } from '../../src/repo/object-header.js';
 
@@ -92,6 +92,22 @@ describe('ParseMemo: YAML parsed once per text', () => {
     let parses = 0;
     expect(b.get('object', 'a: 1\n', () => (parses++, { a: 1 }))).toEqual({ a: 1 });
     expect(parses).toBe(1);
+  });
+});
+
+describe('memoFileFor: which memo a load reads', () => {
+  it('a repository with a tiers.yaml is known by its text, wherever it is (a fresh clone reads the last load\'s memo)', () => {
+    const tiers = 'version: 1\nclusters:\n  dev: {path: clusters/dev}\n';
+    expect(memoFileFor('/c', { root: '/work/a', tiersYaml: tiers })).toBe(memoFileFor('/c', { root: '/tmp/clone-7', tiersYaml: tiers }));
+    expect(memoFileFor('/c', { root: '/work/a', tiersYaml: tiers })).not.toBe(memoFileFor('/c', { root: '/work/a', tiersYaml: `${tiers}# edited\n` }));
+    expect(path.dirname(memoFileFor('/c', { root: '/work/a', tiersYaml: tiers }))).toBe('/c/memo');
+  });
+
+  it('one without is known by its path: two discovered repositories never share a memo', () => {
+    expect(memoFileFor('/c', { root: '/work/a', tiersYaml: null })).not.toBe(memoFileFor('/c', { root: '/work/b', tiersYaml: null }));
+    expect(memoFileFor('/c', { root: '/work/a', tiersYaml: null })).toBe(memoFileFor('/c', { root: '/work/a', tiersYaml: null }));
+    // An empty tiers.yaml is a tiers.yaml: not the same memo as no file at that path.
+    expect(memoFileFor('/c', { root: '/work/a', tiersYaml: '' })).not.toBe(memoFileFor('/c', { root: '/work/a', tiersYaml: null }));
   });
 });
 
