@@ -47,6 +47,9 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
+/** The render cache a command uses: the user's (defaultCacheDir) unless --no-cache (`cache: false`); false for none. */
+export const renderCacheDir = (flags: { cache?: boolean }, env: NodeJS.ProcessEnv): string | false => (flags.cache === false ? false : (defaultCacheDir(env) ?? false));
+
 export function cacheLocation(dir: string, env: NodeJS.ProcessEnv): CacheLocation {
   const mb = Number(env.STANDUP_CACHE_MAX_MB);
   return { dir, maxBytes: Number.isFinite(mb) && mb > 0 ? mb * 1024 * 1024 : DEFAULT_MAX_BYTES };

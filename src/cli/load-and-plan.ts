@@ -1,5 +1,5 @@
 import { loadRepository, type LoadedRepository } from '../load/load-repository.js';
-import { defaultCacheDir } from '../cache/render-cache.js';
+import { renderCacheDir } from '../cache/render-cache.js';
 import { isExpanded, type ClusterModel } from '../model/flux.js';
 import type { Problem } from '../model/problem.js';
 import { planCluster, type PlanContext } from '../plan/plan.js';
@@ -42,7 +42,7 @@ export async function loadAndPlan(
       rev,
       scope,
       helmOrders: more.helmOrders,
-      cache: o.cache === false ? false : (defaultCacheDir(io.env) ?? false),
+      cache: renderCacheDir(o, io.env),
       onProgress: onProgress ?? own!.update,
     }, io.loadSession);
   } finally {

@@ -1,6 +1,6 @@
 // The CLI's render cache: under $XDG_CACHE_HOME/standup (else ~/.cache/standup) of the environment it runs in, and
 // --no-cache neither reads nor writes it.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,5 +51,29 @@ describe('the render cache from the command line', () => {
     expect(relative.stats.builds).toBeGreaterThan(0);
     expect(relative.stats.cacheHits + relative.stats.cacheMisses).toBe(0);
     expect(existsSync(path.join(PROJECT, 'relative'))).toBe(false);
+  });
+
+  it('up reads what check rendered from it, before it connects; --no-cache renders again', async () => {
+    const xdg = mkdtempSync(path.join(tmpdir(), 'standup-cli-cache-up-'));
+    dirs.push(xdg);
+    // A cluster that refuses at once: up loads the repository, then its preflight says the server is unreachable.
+    const kubeconfig = path.join(xdg, 'kubeconfig');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: standup-testbed, context: {cluster: c, user: u}}]\ncurrent-context: standup-testbed\n');
+    const env = { XDG_CACHE_HOME: xdg, STANDUP_CONNECT_TIMEOUT: '2s' };
+    await cli(env, 'check', '--cluster', 'dev');
+    const load = (stderr: string) => {
+      const m = /load done in \d+ ms: (\d+) builds in (\d+) kustomize processes \((\d+) from the render cache/.exec(stderr);
+      expect(m, stderr).not.toBeNull();
+      return { builds: Number(m![1]), spawned: Number(m![2]), hits: Number(m![3]) };
+    };
+    const up = await cli(env, 'up', '--cluster', 'dev', '--kubeconfig', kubeconfig, '--verbose');
+    expect(up.code).toBe(1);
+    const cached = load(up.stderr);
+    expect(cached.hits).toBe(cached.builds);
+    expect(cached.spawned).toBe(0);
+    const fresh = load((await cli(env, 'up', '--cluster', 'dev', '--kubeconfig', kubeconfig, '--verbose', '--no-cache')).stderr);
+    expect(fresh.hits).toBe(0);
+    expect(fresh.spawned).toBeGreaterThan(0);
   });
 });
