@@ -13,7 +13,7 @@
 // static import of yaml load. Left as the package, Node resolved, read and compiled its ~80 files on each start that
 // parses YAML: 70-120 ms, against ~20 ms for the one file.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -33,10 +33,11 @@ const buildId = id.digest('hex').slice(0, 32);
 
 rmSync(out, { recursive: true, force: true });
 const YAML_FILE = 'yaml.cjs';
-await build({
+const yamlBuild = await build({
   entryPoints: [createRequire(import.meta.url).resolve('yaml')],
   outfile: path.join(out, YAML_FILE),
   bundle: true,
+  metafile: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
@@ -100,3 +101,22 @@ if (leftovers.length) {
   console.error(`bundle: imports left outside the bundle: ${[...new Set(leftovers.map((i) => i.path))].join(', ')}`);
   process.exitCode = 1;
 }
+
+// The licences of the packages the bundle holds: most say their copyright notice and licence must go with every copy,
+// and few carry them in a comment esbuild keeps. One file beside the chunks, each package with its version, licence
+// and licence file; a package that ships none is named with its licence (Apache-2.0's text is the project's LICENSE).
+const NOTICES = 'THIRD-PARTY-NOTICES.txt';
+const packageDirs = new Set();
+for (const meta of [result.metafile, yamlBuild.metafile]) {
+  for (const input of Object.keys(meta.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) packageDirs.add(m[1]);
+  }
+}
+const notices = [...packageDirs].map((dir) => {
+  const { name, version, license } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(f));
+  const text = file ? readFileSync(path.join(dir, file), 'utf8').trim() : `${license}: the package ships no licence file${license === 'Apache-2.0' ? '; the licence\'s text is in LICENSE, beside this package' : ''}.`;
+  return { name, text: `${name} ${version} (${license})\n\n${text}\n` };
+}).sort((a, b) => a.name.localeCompare(b.name));
+writeFileSync(path.join(out, NOTICES), `standup's dist/bundle holds code of these packages, under these licences.\n\n${notices.map((n) => n.text).join(`\n${'-'.repeat(78)}\n\n`)}`);

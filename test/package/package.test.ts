@@ -36,7 +36,7 @@ function npmSemver(): { subset(a: string, b: string): boolean } {
 
 describe('the tarball', () => {
   it('holds exactly what runs: bin, the bundled dist/bundle/, the schema, README, LICENSE, package.json, the shrinkwrap', () => {
-    const allowed = /^(bin\/standup\.js|dist\/bundle\/[\w-]+\.c?js|schema\/[\w.-]+\.json|package\.json|README\.md|LICENSE|npm-shrinkwrap\.json)$/;
+    const allowed = /^(bin\/standup\.js|dist\/bundle\/([\w-]+\.c?js|THIRD-PARTY-NOTICES\.txt)|schema\/[\w.-]+\.json|package\.json|README\.md|LICENSE|npm-shrinkwrap\.json)$/;
     expect(packed.files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(packed.files).toEqual(expect.arrayContaining(['bin/standup.js', 'dist/bundle/main.js', 'dist/bundle/cel.js', 'LICENSE', 'README.md', 'npm-shrinkwrap.json']));
     expect(packed.files.some((f) => f.startsWith('test/') || f.startsWith('src/') || f.endsWith('.map'))).toBe(false);
@@ -75,6 +75,13 @@ describe('the tarball', () => {
     // dist/bundle holds every package, yaml too (as yaml.cjs, required on first use: scripts/bundle.mjs).
     expect(Object.keys(packed.manifest.dependencies)).toEqual([]);
     expect(packed.files).toContain('dist/bundle/yaml.cjs');
+    // Their licences travel with them: each bundled package with the lockfile's version, and its licence text.
+    const notices = execFileSync('tar', ['-xzOf', packed.tarball, 'package/dist/bundle/THIRD-PARTY-NOTICES.txt'], { encoding: 'utf8' });
+    for (const name of ['@kubernetes/client-node', 'zod', 'commander', 'ora', 'yaml', 'js-yaml', 'ws']) {
+      expect(notices, name).toContain(`\n${name} ${lock.packages[`node_modules/${name}`]!.version} (`);
+    }
+    expect(notices).toContain('Permission is hereby granted, free of charge');
+    expect(notices).not.toMatch(/\ntr46 /);
     const shipped = packed.files.filter((f) => f.endsWith('.js')).map((f) => execFileSync('tar', ['-xzOf', packed.tarball, `package/${f}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
     // The render cache's key names this build (src/cache/standup-build-id.ts): fixed by the bundler, not left to a
     // walk of folders the package does not have.
