@@ -15,6 +15,10 @@
 //   --report FILE    no runs: print the report of an earlier --json FILE again (with this checkout's report code);
 //                    with --keep-logs DIR, each run is measured again from its kept logs (this checkout's measure code)
 //
+// Profiling standup's side: STANDUP_BENCH_NODE_OPTIONS adds node flags to the standup process (e.g. `--cpu-prof
+// --cpu-prof-dir=/tmp/prof`; NODE_OPTIONS refuses --cpu-prof), STANDUP_BENCH_ARGS adds standup flags (e.g.
+// `--verbose`); standup's stderr is kept as standup.stderr beside each run's logs under --keep-logs.
+//
 // Every run gets a fresh testbed (test/testbed: real kube-apiserver, a real node when the graph has HelmReleases,
 // source-, kustomize- and helm-controller), started and stopped around it, never two at once. t0 is taken just
 // before the driver is spawned (kubectl applying the root sync, or standup); "all Ready" is when the benchmark's own

@@ -1,7 +1,7 @@
 // One benchmark run: a fresh testbed, the generated repository pushed to it, one driver (Flux alone or `standup up`)
 // started at t0, and everything measured until every Kustomization and HelmRelease is Ready. Then the testbed goes.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,7 +165,7 @@ export async function runOnce(g: GraphSpec, v: Variant, run: number, o: RunOptio
       let stderr = '';
       let exit: { code: number | null; at: number } | undefined;
       const timeFile = path.join(work, 'time.txt');
-      const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, process.execPath, path.join(ROOT, 'bin/standup.js'), 'up', '--repo', repoDir, '--cluster', BENCH_CLUSTER, '--kubeconfig', tb.kubeconfigPath, '--source-url', tb.git.url(MAIN_REPO), '-o', 'json'],
+      const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, process.execPath, ...words(process.env.STANDUP_BENCH_NODE_OPTIONS), path.join(ROOT, 'bin/standup.js'), 'up', '--repo', repoDir, '--cluster', BENCH_CLUSTER, '--kubeconfig', tb.kubeconfigPath, '--source-url', tb.git.url(MAIN_REPO), '-o', 'json', ...words(process.env.STANDUP_BENCH_ARGS)],
         { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let buf = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -180,6 +180,8 @@ export async function runOnce(g: GraphSpec, v: Variant, run: number, o: RunOptio
       allReadyAt = await watcher.until(allKs, allHrs, o.timeoutMs, () => (exit && exit.code !== 0 ? `standup exited ${exit.code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}` : undefined)).catch((e: Error) => ((error = e.message), null));
       if (!exit && error) child.kill('SIGINT');
       await exited;
+      // Kept with the controllers' logs (--keep-logs): what --verbose (STANDUP_BENCH_ARGS) printed, or a failure's words.
+      writeFileSync(path.join(tb.logs, 'standup.stderr'), stderr);
       const steps: NonNullable<RunResult['standup']>['steps'] = {};
       for (const { t, e } of events) {
         const id = String(e.id ?? '');
@@ -255,3 +257,6 @@ export async function runOnce(g: GraphSpec, v: Variant, run: number, o: RunOptio
     rmSync(work, { recursive: true, force: true });
   }
 }
+
+/** An environment variable's words (no quoting: node flags and standup flags need none). */
+const words = (v: string | undefined): string[] => (v ? v.split(/\s+/).filter(Boolean) : []);
