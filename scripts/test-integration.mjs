@@ -1,4 +1,4 @@
-// `npm run test:integration`: the integration files in STANDUP_INTEGRATION_SHARDS (default 2) concurrent vitest
+// `npm run test:integration`: the integration files in STANDUP_INTEGRATION_SHARDS (default 1, see README) concurrent vitest
 // processes, each with its own testbed (its own global setup: ports, node slot, state dir). Most of a file's time is
 // waiting on Flux timers and on the timeouts the tests prove, not CPU, so two shards nearly halve the wall time.
 //
@@ -55,7 +55,7 @@ async function main() {
   const args = process.argv.slice(2);
   const filters = args.filter((a) => !a.startsWith('-'));
   const options = args.filter((a) => a.startsWith('-'));
-  const raw = process.env.STANDUP_INTEGRATION_SHARDS ?? '2';
+  const raw = process.env.STANDUP_INTEGRATION_SHARDS ?? '1';
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     process.stderr.write(`STANDUP_INTEGRATION_SHARDS must be a whole number >= 1, not ${JSON.stringify(raw)}\n`);
