@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 // A testbed picks its ports before its components bind them, seconds later (tens of seconds under load). A port the
 // OS hands out for listen(0) comes from the ephemeral range, the same range every outgoing connection takes its local
@@ -39,13 +41,50 @@ function osPort(): Promise<number> {
   });
 }
 
-/** A port free on 127.0.0.1 right now, below the ephemeral range; random, so parallel testbeds rarely collide. */
+// Two testbeds starting at once (the shards', and the files' own) could still draw the same free port, each before
+// the other's component binds it. So a drawn port is also claimed, machine-wide, by a file created exclusively
+// under CLAIMS; a claim holds for CLAIM_MS (far longer than any start's pick-to-bind window; after it the port is
+// either bound, which canListen sees, or unused), and stale claims are swept as ports are drawn.
+const CLAIMS = path.join(tmpdir(), 'standup-testbed-ports');
+const CLAIM_MS = 15 * 60_000;
+
+function sweepClaims(now = Date.now()): void {
+  try {
+    for (const f of readdirSync(CLAIMS)) {
+      const file = path.join(CLAIMS, f);
+      try {
+        if (now - statSync(file).mtimeMs > CLAIM_MS) rmSync(file, { force: true });
+      } catch {
+        // swept by another process meanwhile
+      }
+    }
+  } catch {
+    // no claims yet
+  }
+}
+
+/** Claims the port for this process unless another (live) claim holds it. */
+function claim(port: number): boolean {
+  try {
+    mkdirSync(CLAIMS, { recursive: true });
+    writeFileSync(path.join(CLAIMS, String(port)), `${process.pid}\n`, { flag: 'wx' });
+    return true;
+  } catch {
+    return false; // claimed by another testbed start within CLAIM_MS (or the directory cannot be written)
+  }
+}
+
+/**
+ * A port free on 127.0.0.1 right now, below the ephemeral range, and claimed by no other testbed start on the
+ * machine (see CLAIMS); random, so parallel starts rarely even try the same one.
+ */
 export async function freePort(): Promise<number> {
   const high = ephemeralStart() - 1;
   if (high - LOW >= 1000) {
+    sweepClaims();
     for (let i = 0; i < 100; i++) {
       const port = LOW + Math.floor(Math.random() * (high - LOW + 1));
-      if (await canListen(port)) return port;
+      if ((await canListen(port)) && claim(port)) return port;
     }
   }
   return osPort();
