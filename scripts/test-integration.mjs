@@ -1,6 +1,7 @@
-// `npm run test:integration`: the integration files in STANDUP_INTEGRATION_SHARDS (default 1, see README) concurrent vitest
-// processes, each with its own testbed (its own global setup: ports, node slot, state dir). Most of a file's time is
-// waiting on Flux timers and on the timeouts the tests prove, not CPU, so two shards nearly halve the wall time.
+// `npm run test:integration`: the integration files in STANDUP_INTEGRATION_SHARDS concurrent vitest processes, each
+// with its own testbed (its own global setup: ports, node slot, state dir). Most of a file's time is waiting on Flux
+// timers and on the timeouts the tests prove, not CPU (one testbed in sequence kept ~0.8 of 2 cores busy on average),
+// so two shards nearly halve the wall time. Default: 2 on a machine with 2 or more cores, else 1 (defaultShards).
 //
 // Files go to shards by expected duration (greedy: longest first, each to the shard with the least so far), from
 // test/integration/durations.json (seconds per file, from a CI run; a file missing there counts as DEFAULT_SECONDS).
@@ -15,6 +16,7 @@
 // one of them. STANDUP_INTEGRATION_SHARDS=1 runs one vitest with one testbed, as before.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +41,15 @@ export function readDurations() {
   }
 }
 
+/**
+ * Shards when STANDUP_INTEGRATION_SHARDS is unset: 2 with at least 2 cores (CI's machine), else 1. Not more: each
+ * shard's testbed and its files' own testbeds want about 0.8 of a core while they run, and the longest file
+ * (runner-failures, ~460 s) bounds the wall time anyway; 3 shards on 2 cores were never measured.
+ */
+export function defaultShards(cores = availableParallelism()) {
+  return cores >= 2 ? 2 : 1;
+}
+
 /** Longest expected file first, each to the shard with the least expected time so far (ties: the lower shard). */
 export function assign(files, n, durations) {
   const weight = (f) => durations[f] ?? durations[path.basename(f)] ?? DEFAULT_SECONDS;
@@ -55,7 +66,7 @@ async function main() {
   const args = process.argv.slice(2);
   const filters = args.filter((a) => !a.startsWith('-'));
   const options = args.filter((a) => a.startsWith('-'));
-  const raw = process.env.STANDUP_INTEGRATION_SHARDS ?? '1';
+  const raw = process.env.STANDUP_INTEGRATION_SHARDS || String(defaultShards());
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     process.stderr.write(`STANDUP_INTEGRATION_SHARDS must be a whole number >= 1, not ${JSON.stringify(raw)}\n`);
