@@ -22,7 +22,8 @@ interface State {
   info: TestbedInfo;
 }
 
-const stateRoot = path.join(process.env.TMPDIR || tmpdir(), `standup-testbed-${process.getuid?.() ?? 'user'}`);
+// STANDUP_TESTBED_STATE_ROOT: another root, for a test that must see only its own `up`s (the machine may run others).
+const stateRoot = process.env.STANDUP_TESTBED_STATE_ROOT || path.join(process.env.TMPDIR || tmpdir(), `standup-testbed-${process.getuid?.() ?? 'user'}`);
 const idDir = (id: string) => path.join(stateRoot, id);
 const stateFile = (id: string) => path.join(idDir(id), 'state.json');
 const serveLog = (id: string) => path.join(idDir(id), 'serve.log');

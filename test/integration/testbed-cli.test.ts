@@ -1,20 +1,25 @@
 // `npm run testbed -- up` keeps its state per testbed: two `up`s at once give two working testbeds, each with its
 // own KUBECONFIG and id, and each `down` stops its own (the other keeps running).
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadKubeConfig } from '../testbed/kube.js';
 import { repoRoot } from '../testbed/paths.js';
 
+// A state root of its own: `env` without --id must see this test's two testbeds only, not another shard's or
+// engineer's `npm run testbed -- up` on the same machine.
+const stateRoot = mkdtempSync(path.join(tmpdir(), 'standup-testbed-cli-'));
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  execa('npx', ['tsx', path.join(repoRoot, 'scripts/testbed.ts'), ...args], { cwd: repoRoot, reject: false, env });
+  execa('npx', ['tsx', path.join(repoRoot, 'scripts/testbed.ts'), ...args], { cwd: repoRoot, reject: false, env: { STANDUP_TESTBED_STATE_ROOT: stateRoot, ...env } });
 const exported = (stdout: string, name: string) => new RegExp(`^export ${name}=(.+)$`, 'm').exec(stdout)?.[1] ?? '';
 const started: string[] = [];
 
 afterAll(async () => {
   for (const id of started) await cli(['down', '--id', id]);
+  rmSync(stateRoot, { recursive: true, force: true });
 });
 
 describe('npm run testbed', () => {
@@ -48,5 +53,6 @@ describe('npm run testbed', () => {
     expect((await cli(['down', '--id', ids[1]!])).exitCode).toBe(0);
     expect(existsSync(kubeconfigs[1]!)).toBe(false);
     expect((await cli(['status', '--id', ids[1]!])).exitCode).toBe(1);
-  });
+    // Not a speed test: two testbeds starting at once (~90 s alone) beside the other shard's took over 180 s at load 20.
+  }, 420_000);
 });

@@ -2,6 +2,7 @@
 // compare one taken before start() with one taken after stop().
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { cgroupHierarchies, readTunables } from './host-state.js';
 
 const sh = (cmd: string, args: string[]) => {
@@ -61,4 +62,23 @@ export function machineState(testbedDir?: string): MachineState {
     .flatMap((h) => (existsSync(h) ? readdirSync(h).filter((d) => d.startsWith('standup-')).map((d) => `${h}/${d}`) : []))
     .sort();
   return { processes, mounts, links, routes, iptables, sysctls, paths, cgroups };
+}
+
+/**
+ * The snapshot without what other node testbeds own: links and routes on another slot's veth (`stbh<k>`), and
+ * `standup-*` cgroups other than `own.cgroup`. Other testbeds (another shard of the integration run, another
+ * engineer's) start and stop while a test compares two snapshots, and their own resources come and go with them;
+ * what the testbed under test made, and everything that is no testbed's, is still compared.
+ */
+export function withoutOtherTestbeds(s: MachineState, own: { slot: number; cgroup: string }): MachineState {
+  const otherVeth = (l: string) => {
+    const m = /\bstbh(\d+)\b/.exec(l);
+    return !!m && Number(m[1]) !== own.slot;
+  };
+  return {
+    ...s,
+    links: s.links.filter((l) => !otherVeth(l)),
+    routes: s.routes.filter((l) => !otherVeth(l)),
+    cgroups: s.cgroups.filter((c) => path.basename(c) === own.cgroup),
+  };
 }
