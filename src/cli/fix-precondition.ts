@@ -21,11 +21,11 @@ export interface MergePrecondition {
 }
 
 /** The state of every tier the plan moves resources out of, on the cluster the flags select. */
-export async function mergePreconditions(flags: ClusterFlags, plan: FixPlan, requestMs: number): Promise<MergePrecondition[]> {
+export async function mergePreconditions(flags: ClusterFlags, plan: FixPlan, requestMs: number, env: NodeJS.ProcessEnv): Promise<MergePrecondition[]> {
   const [{ ensureReachable, readRunTarget }, { LiveState }, { statusRows }] = await Promise.all([
     import('./read-run-target.js'), import('../runner/live-state.js'), import('../ui/status-table.js'),
   ]);
-  const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none' }, requestMs);
+  const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none', env }, requestMs);
   const moves = plan.moves.filter((m) => m.cluster === t.name);
   if (moves.length === 0) return [];
   await ensureReachable(t, requestMs);

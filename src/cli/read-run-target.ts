@@ -54,9 +54,9 @@ export interface ReadNeeds {
   /**
    * The environment the render cache is found from ($XDG_CACHE_HOME, $HOME), used as plan and check use it (unless
    * --no-cache): a run after them renders nothing they rendered (kustomize was ~250 ms of `up`'s start on an 8-tier
-   * chain). Absent: no render cache.
+   * chain).
    */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
 }
 
 /** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
@@ -94,7 +94,7 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   const cluster = clientWanted.then(() => Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]));
   let configRead: (c: StandupConfig) => void = () => undefined;
   const config = new Promise<StandupConfig>((resolve) => (configRead = resolve));
-  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', cache: need.env ? renderCacheDir(f, need.env) : false, onConfig: configRead, onRendering: startClient });
+  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', cache: renderCacheDir(f, need.env), onConfig: configRead, onRendering: startClient });
   void loading.catch(() => undefined).finally(startClient); // awaited below; a load that fails first is not an unhandled rejection
   let kube: LoadedKubeconfig;
   let client: ClusterClient;

@@ -3,7 +3,6 @@
 // (repo, cache, discover, render).
 //
 // Debugging: STANDUP_DEBUG_KEEP=1 keeps the temp overlays and batches (their directory is under /dev/shm or $TMPDIR).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { StandupConfig } from '../model/config.js';
 import { debug } from '../model/debug.js';
@@ -14,7 +13,7 @@ import { findKustomize } from '../repo/find-kustomize.js';
 import { isDir } from '../repo/fs-stat.js';
 import { exportRevision, findGitRoot, type ExportedRevision } from '../repo/git.js';
 import type { TextMemo } from '../repo/lazy-yaml.js';
-import { CONFIG_FILE, readTiers } from '../repo/tiers-yaml.js';
+import { CONFIG_FILE, readTiers, readTiersText } from '../repo/tiers-yaml.js';
 import { kustomizeIdentity } from '../cache/build-cache.js';
 import { memoFileFor } from '../cache/parse-memo.js';
 import { cacheLocation, RenderCache } from '../cache/render-cache.js';
@@ -137,15 +136,16 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     const kustomizeId = o.cache ? kustomizeIdentity(kustomize.command) : null;
     // Without a sure identity for kustomize, nothing it printed before can be trusted to be what it prints now.
     const renderCache = o.cache && kustomizeId ? new RenderCache(cacheLocation(o.cache, session.env)) : null;
-    const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, { root, tiersYaml: tiersYamlText(readRoot) }) : null);
+    const tiersYaml = readTiersText(readRoot);
+    const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, { root, tiersYaml }) : null);
     const ctx = createRenderContext({ ...o, root: readRoot, work, kustomize, memo, renderCache, kustomizeId: kustomizeId ?? '' });
-    const { config, file } = await readTiers(readRoot, memo);
+    const { config, file } = await readTiers(readRoot, tiersYaml, memo);
     o.onConfig?.(config);
     for (const [provider, sets] of Object.entries(config.resourceSetInputs)) ctx.resourceSetInputs.set(provider, sets);
     // Relative to the work tree, also with --rev: a companion directory is read as it is now, not at the revision.
     ctx.localSources = [
       ...localSourcesFromFlags(o.localSources ?? [], cwd),
-      ...(Object.keys(config.localSources).length > 0 ? localSourcesFromConfig(config.localSources, root, file ? readFileSync(file, 'utf8') : null) : []),
+      ...(Object.keys(config.localSources).length > 0 ? localSourcesFromConfig(config.localSources, root, tiersYaml) : []),
     ];
     const cacheNotice = renderCache?.disabled ? [`render cache not used: ${renderCache.disabled}; pass --no-cache to silence this`] : [];
     const selected = await selectClusters(readRoot, config, o, cwd, (wanted, under) => discoverWith(ctx, wanted, under));
@@ -231,14 +231,5 @@ export async function discoverRepository(repo: string): Promise<Discovery> {
   } finally {
     session.removeWorkDir(work);
     session.close();
-  }
-}
-
-/** tiers.yaml's text, or null when there is none (or it cannot be read: readTiers says why). */
-function tiersYamlText(root: string): string | null {
-  try {
-    return readFileSync(path.join(root, CONFIG_FILE), 'utf8');
-  } catch {
-    return null;
   }
 }

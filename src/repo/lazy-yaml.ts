@@ -1,6 +1,6 @@
 // YAML parsing on demand. A warm load (everything from the render cache and the parse memo) never parses YAML, so the
-// yaml library (~60 ms to import) loads on first use, and each parse goes through a TextMemo that remembers what a
-// text gave before (cache/parse-memo.ts keeps one across runs).
+// yaml library loads on first use (model/yaml-library.ts), and each parse goes through a TextMemo that remembers what
+// a text gave before (cache/parse-memo.ts keeps one across runs).
 import { yamlLibrary } from '../model/yaml-library.js';
 
 /** The yaml library (its CommonJS build, the same one `import 'yaml'` gives on Node). */

@@ -1,6 +1,6 @@
 // Parses tiers.yaml and validates it with the shared zod schema. Every issue is reported at once, each as
-// `tiers.yaml:LINE:COL: dotted.path: message`. The yaml library and zod load with this module (~130 ms), so the
-// reader (tiers-yaml.ts) imports it only for a text it has not validated before.
+// `tiers.yaml:LINE:COL: dotted.path: message`. zod loads with this module and the yaml library at its first parse,
+// so the reader (tiers-yaml.ts) imports it only for a text it has not validated before.
 import { yaml } from './lazy-yaml.js';
 import { configSchema, type StandupConfig } from '../model/config.js';
 import { ConfigError } from '../model/errors.js';

@@ -242,8 +242,8 @@ function queuedByFlux(v: TierView): string | null | undefined {
   // the chain: tier-1 started 650 ms after its finalizer), not on an event, unless the source's artifact arrived
   // since (KC's source watch then runs it now; a request landing in it would run it twice, as the root sync was under
   // load): a request now is taken at once. controller-runtime's priority queue (the default since v0.23; the
-  // testbed's kustomize-controller v1.9.6 has v0.24.1) keeps one entry per object, so the delayed one merges into it; an older queue runs the tier a
-  // second time after, off the path.
+  // testbed's kustomize-controller v1.9.6 has v0.24.1) keeps one entry per object, so the delayed one merges into
+  // it; an older queue runs the tier a second time after, off the path.
   if (r.reason === 'NotReconciled') return v.finalizedByFlux && v.sourceBeforeIt ? undefined : null;
   if (r.state === 'waiting' && r.reason === 'ArtifactFailed' && v.sourceRevision && SOURCE_MISSING.test(r.message)) {
     return `its source has an artifact now (${shortRevision(v.sourceRevision)}); kustomize-controller has it queued`;

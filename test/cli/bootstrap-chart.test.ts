@@ -25,7 +25,7 @@ afterAll(() => {
   cleanupRepos();
 });
 const flags = (repo: string) => ({ repo, cluster: [], kubeconfig, path: undefined, source: undefined, context: undefined, timeout: undefined }) as unknown as Parameters<typeof readRunTarget>[0];
-const full = { bootstrap: 'full', checks: false, fallback: 'none' } as const;
+const full = { bootstrap: 'full', checks: false, fallback: 'none', env: {} } as const;
 
 const tiers = (operator: string, instance = 'clusters/dev/flux-system/instance.yaml') =>
   `version: 1\nclusters:\n  dev:\n    path: clusters/dev\n    context: dev\n    bootstrap:\n      install:\n        operator: ${operator}\n        instance: ${instance}\n`;

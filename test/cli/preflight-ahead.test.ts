@@ -42,7 +42,7 @@ const repo = (extra: Record<string, string> = {}) => makeRepo({
   ...extra,
 });
 const flags = (r: string, kc: string) => ({ repo: r, cluster: [], kubeconfig: kc, path: undefined, source: undefined, context: undefined, timeout: undefined }) as unknown as Parameters<typeof readRunTarget>[0];
-const needs = { bootstrap: 'full', checks: true, fallback: 'apply', preflight: true } as const;
+const needs = { bootstrap: 'full', checks: true, fallback: 'apply', preflight: true, env: {} } as const;
 const crdGets = () => api.log.filter((l) => l.method === 'GET' && l.url.includes('customresourcedefinitions/')).length;
 
 describe("preflight's question, asked while the repository loads", () => {

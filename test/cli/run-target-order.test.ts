@@ -14,7 +14,7 @@ afterAll(() => {
 });
 
 const flags = (repo: string, kc: string) => ({ repo, cluster: [], kubeconfig: kc, path: undefined, source: undefined, context: undefined, timeout: undefined }) as unknown as Parameters<typeof readRunTarget>[0];
-const none = { bootstrap: 'none', checks: false, fallback: 'none' } as const;
+const none = { bootstrap: 'none', checks: false, fallback: 'none', env: {} } as const;
 
 describe('reading a run target: the kubeconfig and the repository together', () => {
   const broken = () => makeRepo({ 'tiers.yaml': 'version: 1\nclusters: [oops\n' });

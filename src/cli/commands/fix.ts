@@ -82,7 +82,7 @@ export async function fix(o: FixOptions, io: Io): Promise<number> {
   ]);
   const result = await planRepository(o, io, { codes, names: o.names ?? [], suffix: o.suffix });
   const preconditions = (o.context || o.kubeconfig) && result.plan.moves.length > 0
-    ? await (await import('../fix-precondition.js')).mergePreconditions(o, result.plan, o.timeout ? await requestTimeout(o.timeout) : 30_000)
+    ? await (await import('../fix-precondition.js')).mergePreconditions(o, result.plan, o.timeout ? await requestTimeout(o.timeout) : 30_000, io.env)
     : [];
   const ok = verified(result.verification);
   const write = !!o.write && ok && result.plan.files.length > 0;
