@@ -19,16 +19,20 @@ declare -A need=(
   [nsenter]=util-linux
   [ip]=iproute2
 )
-missing=()
-for cmd in "${!need[@]}"; do
-  if [[ $cmd == /* ]]; then [[ -x $cmd ]] && continue; else command -v "$cmd" >/dev/null 2>&1 && continue; fi
-  missing+=("${need[$cmd]}")
-done
-if ((${#missing[@]} == 0)); then
-  echo "[testbed-deps] containerd, runc, CNI plugins, iptables, conntrack: present" >&2
-  exit 0
-fi
-mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+# Sets `missing` to the packages of the commands not found; exits 0 when none is.
+find_missing() {
+  missing=()
+  for cmd in "${!need[@]}"; do
+    if [[ $cmd == /* ]]; then [[ -x $cmd ]] && continue; else command -v "$cmd" >/dev/null 2>&1 && continue; fi
+    missing+=("${need[$cmd]}")
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "[testbed-deps] containerd, runc, CNI plugins, iptables, conntrack: present" >&2
+    exit 0
+  fi
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+}
+find_missing
 if [[ ${1:-} == --check ]]; then
   echo "[testbed-deps] missing: ${missing[*]}" >&2
   exit 1
@@ -44,6 +48,13 @@ if ((EUID != 0)); then
     echo "[testbed-deps] missing: ${missing[*]}; installing needs root (or sudo)." >&2
     exit 1
   fi
+fi
+# One install at a time: the integration suite's shards each start a testbed at once, and two apt-gets would fight
+# over dpkg's lock (and over policy-rc.d below). The one that waited finds the packages there and does nothing.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"${TMPDIR:-/tmp}/standup-testbed-deps.lock"
+  flock 9
+  find_missing
 fi
 echo "[testbed-deps] installing ${missing[*]} (apt-get)" >&2
 # Refuse service starts during the install (the Debian containerd package would start a system containerd), unless
