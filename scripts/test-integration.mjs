@@ -70,12 +70,14 @@ async function main() {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     process.stderr.write(`STANDUP_INTEGRATION_SHARDS must be a whole number >= 1, not ${JSON.stringify(raw)}\n`);
-    process.exit(2);
+    process.exitCode = 2;
+    return;
   }
   const files = listFiles().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
   if (files.length === 0) {
     process.stderr.write(`no integration file matches ${filters.join(' ')}\n`);
-    process.exit(1);
+    process.exitCode = 1;
+    return;
   }
   const shards = assign(files, n, readDurations());
   const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
@@ -136,8 +138,8 @@ async function main() {
   }
   process.stdout.write(`[shards] integration wall time ${Math.round((Date.now() - t0) / 1000)} s with ${shards.length} shard(s)\n`);
   const failed = results.some((r) => r.code !== 0);
-  if (interrupted) process.exit(130);
-  process.exit(failed ? 1 : 0);
+  // Set, not exit(): the summary above drains first (the signal handlers hold nothing open).
+  process.exitCode = interrupted ? 130 : failed ? 1 : 0;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
