@@ -5,6 +5,7 @@
 // from ConfigMaps in the same file, merged as helm-controller merges them), or a helmfile release.
 import path from 'node:path';
 import type { Obj } from '../model/k8s.js';
+import type { TextMemo } from '../repo/lazy-yaml.js';
 import { mergeValues } from '../repo/helm-values.js';
 import { chartForm, readYamlDocs, type ChartForm } from './operator-chart.js';
 
@@ -51,8 +52,8 @@ const DEFAULT_NS = 'flux-system';
  * (rendered manifests). Throws ChartSourceError when it is a chart that cannot be rendered from what the repository
  * says (a HelmRelease whose source is nowhere, a GitRepository chart, a templated helmfile value).
  */
-export function chartSource(target: string, shown: string, o: { sources: SourceLookup; releaseOf: ReleaseLookup }): ChartSource | null {
-  const form = chartForm(target, shown);
+export function chartSource(target: string, shown: string, o: { sources: SourceLookup; releaseOf: ReleaseLookup; memo?: TextMemo }): ChartSource | null {
+  const form = chartForm(target, shown, o.memo);
   if (!form) return null;
   if (form.kind === 'directory' || form.kind === 'archive') {
     // The release name and namespace decide the adoption annotations (helm-ownership.ts): those of the HelmRelease or
@@ -61,12 +62,12 @@ export function chartSource(target: string, shown: string, o: { sources: SourceL
     const abs = form.kind === 'directory' ? form.dir! : target;
     return { what: form.what, chart: abs, repo: null, version: null, ...named, valueFiles: [], values: null, cwd: path.dirname(abs) };
   }
-  if (form.kind === 'helmrelease') return fromHelmRelease(form, target, o.sources);
-  return fromHelmfile(form, target);
+  if (form.kind === 'helmrelease') return fromHelmRelease(form, target, o.sources, o.memo);
+  return fromHelmfile(form, target, o.memo);
 }
 
-function fromHelmRelease(form: ChartForm, file: string, sources: SourceLookup): ChartSource {
-  const docs = readYamlDocs(file).filter(isMap);
+function fromHelmRelease(form: ChartForm, file: string, sources: SourceLookup, memo: TextMemo | undefined): ChartSource {
+  const docs = readYamlDocs(file, false, memo).filter(isMap);
   const hr = form.doc!;
   const name = String(hr.metadata?.name);
   const ns = String(hr.metadata?.namespace ?? DEFAULT_NS);
@@ -106,9 +107,9 @@ function fromHelmRelease(form: ChartForm, file: string, sources: SourceLookup): 
   return { ...base, chart: spec.chart, repo: url, version };
 }
 
-function fromHelmfile(form: ChartForm, file: string): ChartSource {
+function fromHelmfile(form: ChartForm, file: string, memo: TextMemo | undefined): ChartSource {
   const r = form.doc!;
-  const docs = readYamlDocs(file, true).filter(isMap);
+  const docs = readYamlDocs(file, true, memo).filter(isMap);
   const repos = docs.flatMap((d) => (Array.isArray(d.repositories) ? (d.repositories as unknown[]).filter(isMap) : []));
   const dir = path.dirname(file);
   const id = `helmfile release ${String(r.name)}`;

@@ -4,7 +4,8 @@
 // what to hand it, helm-template.ts runs it).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { yaml } from '../repo/lazy-yaml.js';
+import type { TextMemo } from '../repo/lazy-yaml.js';
+import { yamlDocuments } from '../repo/yaml-documents.js';
 import type { Obj } from '../model/k8s.js';
 import { stripTemplates } from './helmfile-templates.js';
 
@@ -24,8 +25,11 @@ export interface ChartForm {
   doc?: Obj;
 }
 
-/** `target` is absolute; `shown` is how messages name it (relative to the repository). */
-export function chartForm(target: string, shown: string): ChartForm | null {
+/**
+ * `target` is absolute; `shown` is how messages name it (relative to the repository). `memo`: the load's, so that a
+ * file of manifests (a Flux install) is parsed once for this look and for reading its objects.
+ */
+export function chartForm(target: string, shown: string, memo?: TextMemo): ChartForm | null {
   let st;
   try {
     st = statSync(target);
@@ -34,7 +38,7 @@ export function chartForm(target: string, shown: string): ChartForm | null {
   }
   const chartYaml = st.isDirectory() ? path.join(target, 'Chart.yaml') : path.basename(target) === 'Chart.yaml' ? target : null;
   if (chartYaml && existsSync(chartYaml)) {
-    const meta = readYamlDocs(chartYaml)[0];
+    const meta = readYamlDocs(chartYaml, false, memo)[0];
     const named = isMap(meta) && meta.name ? `: ${String(meta.name)}${meta.version ? ` ${String(meta.version)}` : ''}` : '';
     return {
       kind: 'directory',
@@ -50,7 +54,7 @@ export function chartForm(target: string, shown: string): ChartForm | null {
     return { kind: 'archive', what: 'a packaged Helm chart', chart: shown, ...(m ? { chartName: m[1]! } : {}) };
   }
   if (!st.isFile() || !/\.ya?ml(\.gotmpl)?$/.test(target)) return null;
-  for (const d of readYamlDocs(target)) {
+  for (const d of readYamlDocs(target, false, memo)) {
     if (!isMap(d)) continue;
     if (d.kind === 'HelmRelease' && String(d.apiVersion ?? '').startsWith('helm.toolkit.fluxcd.io/')) {
       const ref = d.spec?.chart?.spec?.chart ?? d.spec?.chartRef?.name ?? d.metadata?.name;
@@ -58,7 +62,7 @@ export function chartForm(target: string, shown: string): ChartForm | null {
     }
   }
   // A helmfile is a Go template: read with its {{ ... }} set aside (helmfile-templates.ts).
-  for (const d of readYamlDocs(target, true)) {
+  for (const d of readYamlDocs(target, true, memo)) {
     if (isMap(d) && Array.isArray(d.releases)) {
       const r = (d.releases as unknown[]).find((x): x is Obj => isMap(x) && /flux-operator/.test(String(x.chart ?? x.name ?? ''))) ?? (d.releases as unknown[]).find(isMap);
       return { kind: 'helmfile', what: `a helmfile (release ${String(r?.name ?? '?')}, chart ${String(r?.chart ?? '?')})`, chart: String(r?.chart ?? '<chart>'), ...(r ? { doc: r } : {}) };
@@ -68,13 +72,15 @@ export function chartForm(target: string, shown: string): ChartForm | null {
 }
 
 /** The YAML documents of `file` that parse (none when it cannot be read); `helmfile`: its templates set aside first. */
-export function readYamlDocs(file: string, helmfile = false): unknown[] {
+export function readYamlDocs(file: string, helmfile = false, memo?: TextMemo): unknown[] {
+  let text: string;
   try {
-    const text = readFileSync(file, 'utf8');
-    return yaml().parseAllDocuments(helmfile ? stripTemplates(text).text : text).filter((d) => d.errors.length === 0).map((d) => d.toJS() as unknown);
+    text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
+  // Without templates a helmfile's text is the file's own: the same parse, from the memo.
+  return yamlDocuments(helmfile ? stripTemplates(text).text : text, memo).flatMap((d) => ('value' in d ? [d.value] : []));
 }
 
 /** The line of tiers.yaml holding `key: value` (the install entry), as `:LINE`, or ''. */

@@ -27,7 +27,7 @@ export async function readChartInstall(repo: LoadedRepository, cluster: string, 
   const named = `clusters.${cluster}.bootstrap.install.${key} names ${file}`;
   let src: ChartSource | null;
   try {
-    src = chartSource(path.resolve(repo.root, file), file, { sources: sourceLookup(objects), releaseOf: releaseLookup(repo, objects) });
+    src = chartSource(path.resolve(repo.root, file), file, { sources: sourceLookup(objects), releaseOf: releaseLookup(repo, objects), memo: repo.memo });
   } catch (e) {
     if (e instanceof ChartSourceError) throw new ConfigError('BOOTSTRAP_CHART', `${at}: ${named}: ${e.message}`, e.hint);
     throw e;
