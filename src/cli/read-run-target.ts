@@ -2,9 +2,7 @@
 // bootstrap manifests and secrets (decrypted in memory), the CRD fallback. The runner gets the result and only talks
 // to the cluster. Reading fails here, with exit 2 and the file named, before anything is drawn or written.
 
-import path from 'node:path';
 import { readChartInstall } from './chart-install.js';
-import { chartForm } from '../bootstrap/operator-chart.js';
 import type { RenderedObject } from '../model/flux.js';
 import { readPreFluxInstalls } from '../bootstrap/pre-flux-installs.js';
 import { fluxInstanceFromChartValues } from '../bootstrap/flux-instance-chart.js';
@@ -14,7 +12,9 @@ import { isFluxInstanceRelease, mergeValues } from '../repo/helm-values.js';
 import { ConfigError } from '../model/errors.js';
 import { planCluster } from '../plan/plan.js';
 import { loadRepository, type LoadedRepository } from '../load/load-repository.js';
-import { readManifests } from '../repo/manifests.js';
+import { ManifestReads } from './manifest-reads.js';
+import type { LoadSession } from '../load/load-session.js';
+import type { TextMemo } from '../repo/lazy-yaml.js';
 import { repoFeatureGate } from '../bootstrap/feature-gates.js';
 import { parseDuration } from '../status/durations.js';
 import { contextRefusal, fluxCrdsPresent, unreachable, type FluxCrds } from '../runner/preflight.js';
@@ -57,6 +57,8 @@ export interface ReadNeeds {
    * chain).
    */
   env: NodeJS.ProcessEnv;
+  /** The command's load session (cli/main.ts): what the run parses after the load is kept in the memo for the next. */
+  session?: LoadSession;
 }
 
 /** `--timeout`: a positive Go duration, or none. `0s` would end every wait before it began. */
@@ -94,7 +96,23 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   const cluster = clientWanted.then(() => Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/node-client.js')]));
   let configRead: (c: StandupConfig) => void = () => undefined;
   const config = new Promise<StandupConfig>((resolve) => (configRead = resolve));
-  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', cache: renderCacheDir(f, need.env), onConfig: configRead, onRendering: startClient });
+  // The bootstrap's files are read while the repository loads, for the cluster tiers.yaml alone says is meant (the
+  // one named or the only one); otherwise readTarget reads them once the kubeconfig's context has chosen it.
+  let reads: ManifestReads | null = null;
+  let readsFor: { config: StandupConfig; name: string } | null = null;
+  const onConfig = (c: StandupConfig, at: { root: string; memo: TextMemo }) => {
+    configRead(c);
+    const name = chosenCluster(Object.keys(c.clusters), f.cluster[0], c, null);
+    if (need.bootstrap === 'none' || name === undefined) return;
+    reads = new ManifestReads(at.root, at.memo);
+    readsFor = { config: c, name };
+  };
+  const onRendering = () => {
+    // The builds first, then the client's import: both want the CPU, and the processes should start at once.
+    if (reads && readsFor) reads.readAhead(readsFor.config, readsFor.name, need.fallback !== 'none');
+    startClient();
+  };
+  const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', cache: renderCacheDir(f, need.env), onConfig, onRendering }, need.session);
   void loading.catch(() => undefined).finally(startClient); // awaited below; a load that fails first is not an unhandled rejection
   let kube: LoadedKubeconfig;
   let client: ClusterClient;
@@ -108,7 +126,8 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   }
   const fluxCrdsProbe = need.preflight ? probeFluxCrds(config, f, kube, client) : undefined;
   try {
-    const t = await readTarget(f, need, overallMs, await loading, kube, client, fluxCrdsProbe);
+    const repo = await loading;
+    const t = await readTarget(f, need, overallMs, repo, kube, client, fluxCrdsProbe, reads ?? new ManifestReads(repo.root, repo.memo));
     return connectMs === undefined ? t : { ...t, timeouts: { ...t.timeouts, connectMs } };
   } catch (e) {
     client.close?.(); // the question asked ahead is not waited for
@@ -116,12 +135,12 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   }
 }
 
-async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, overallMs: number, repo: LoadedRepository, kube: LoadedKubeconfig, client: ClusterClient, fluxCrdsProbe: Promise<FluxCrds | undefined> | undefined): Promise<RunTarget> {
+async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds, overallMs: number, repo: LoadedRepository, kube: LoadedKubeconfig, client: ClusterClient, fluxCrdsProbe: Promise<FluxCrds | undefined> | undefined, reads: ManifestReads): Promise<RunTarget> {
   const model = pickCluster(repo, f.cluster[0], kube.context);
   const entry = repo.config.clusters[model.name] ?? null;
   const planned = planCluster(model, new Set(repo.config.exclude));
   const files = [...repo.config.crds, ...(entry?.crds ?? [])];
-  const fallback = need.fallback === 'none' ? { objects: [], crds: [] } : await readFallback(repo.root, files, need.fallback);
+  const fallback = need.fallback === 'none' ? { objects: [], crds: [] } : await readFallback(reads, files, need.fallback);
   const install = entry?.bootstrap?.install;
   const installsFlux = install !== undefined && install !== 'already-running';
   const guarded = guardInput(model.name, entry, f, kube);
@@ -132,7 +151,7 @@ async function readTarget(f: ClusterFlags & { force?: boolean }, need: ReadNeeds
   // Secrets are decrypted only for the cluster they are for: none for a context the guard refuses (the run's
   // preflight then refuses it, exit 4, before any write), none for a run its check step refuses.
   const decrypt = !refused && !contextRefusal({ name: model.name, guard: guarded });
-  const bootstrap = need.bootstrap === 'none' && !instanceForm(entry) ? null : await readBootstrap(repo, model.name, entry?.bootstrap, need.bootstrap === 'none' ? 'resume' : need.bootstrap, decrypt, model.objects, need.bootstrap !== 'none');
+  const bootstrap = need.bootstrap === 'none' && !instanceForm(entry) ? null : await readBootstrap(repo, reads, model.name, entry?.bootstrap, need.bootstrap === 'none' ? 'resume' : need.bootstrap, decrypt, model.objects, need.bootstrap !== 'none');
   // A FluxInstance creates the root sync: its Kustomization and source are named after spec.sync.
   const rootSync = bootstrap?.instance ? instanceRootSync(bootstrap.instance.object) : null;
   const ctx = rootSync ? { ...planned, rootSync } : planned;
@@ -203,10 +222,14 @@ function guardInput(name: string | undefined, entry: { context?: string; server?
   };
 }
 
-/** The cluster a run acts on: the one named, the only one, or the one whose pinned context is current; else undefined. */
-function chosenCluster(names: readonly string[], wanted: string | undefined, config: StandupConfig, context: string): string | undefined {
+/**
+ * The cluster a run acts on: the one named, the only one, or the one whose pinned context is current; else undefined.
+ * `context` null: not known yet (only the first two).
+ */
+function chosenCluster(names: readonly string[], wanted: string | undefined, config: StandupConfig, context: string | null): string | undefined {
   if (wanted) return wanted;
   if (names.length === 1) return names[0];
+  if (context === null) return undefined;
   const byContext = names.filter((n) => config.clusters[n]?.context === context);
   return byContext.length === 1 ? byContext[0] : undefined;
 }
@@ -220,13 +243,13 @@ function pickCluster(repo: LoadedRepository, wanted: string | undefined, context
 }
 
 /** The CRD fallback, read once: the objects to apply, and the CRDs among them (for the deadlock diagnosis). */
-async function readFallback(root: string, files: readonly string[], need: 'apply' | 'diagnose'): Promise<{ objects: K8sObject[]; crds: FallbackCrd[] }> {
+async function readFallback(reads: ManifestReads, files: readonly string[], need: 'apply' | 'diagnose'): Promise<{ objects: K8sObject[]; crds: FallbackCrd[] }> {
   const objects: K8sObject[] = [];
   const crds: FallbackCrd[] = [];
   for (const file of files) {
     let read: K8sObject[];
     try {
-      read = await readManifests(path.resolve(root, file), file);
+      read = await reads.read(file);
     } catch (e) {
       // resume only diagnoses with it; `standup crds` reports the file with its line.
       if (need === 'apply') throw e;
@@ -246,15 +269,15 @@ async function readFallback(root: string, files: readonly string[], need: 'apply
 
 type Bootstrap = NonNullable<NonNullable<LoadedRepository['config']['clusters'][string]>['bootstrap']>;
 
-async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean, objects: readonly RenderedObject[], render: boolean): Promise<BootstrapInputs | null> {
+async function readBootstrap(repo: LoadedRepository, reads: ManifestReads, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean, objects: readonly RenderedObject[], render: boolean): Promise<BootstrapInputs | null> {
   const from = b?.install && b.install !== 'already-running' ? b.install : null;
   let file = from ? ('path' in from ? from.path : from.operator) : null;
   // status and reset need the FluxInstance, not the operator's objects: a chart is not rendered for them (no helm run,
   // no download); up and resume render it with helm (cli/chart-install.ts). Anything else is rendered manifests.
-  if (!render && file && chartForm(path.resolve(repo.root, file), file)) file = null;
+  if (!render && file && reads.chartForm(file)) file = null;
   const chart = from && file && render ? await readChartInstall(repo, cluster, 'path' in from ? 'path' : 'operator', file, objects) : null;
-  const install = chart ?? (file ? { file, objects: await readManifests(path.resolve(repo.root, file), file) } : null);
-  const instance = from && 'instance' in from ? await readInstance(repo.root, cluster, from.instance) : null;
+  const install = chart ?? (file ? { file, objects: await reads.read(file) } : null);
+  const instance = from && 'instance' in from ? await readInstance(reads, cluster, from.instance) : null;
   if (instance) {
     // The FluxInstance's spec.sync is the root sync: no sync directory to read.
     const secrets = [];
@@ -268,7 +291,7 @@ async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstr
   }
   const secrets = [];
   for (const s of decrypt ? b.secrets : []) secrets.push(await readSecret(repo.root, s));
-  const sync = await readManifests(path.resolve(repo.root, b.sync), b.sync);
+  const sync = await reads.read(b.sync);
   if (!install) return { install, instance: null, secrets, sync, syncDir: b.sync };
   const both = mergeDeclaredTwice(install.objects, sync);
   return { install: { ...install, objects: both.install }, instance: null, secrets, sync: both.sync, syncDir: b.sync };
@@ -280,8 +303,8 @@ async function readBootstrap(repo: LoadedRepository, cluster: string, b: Bootstr
  * Secrets in the same file), or the chart's values file (top-level `instance:`); the FluxInstance is the one the
  * chart renders from those values (src/bootstrap/flux-instance-chart.ts).
  */
-async function readInstance(root: string, cluster: string, file: string): Promise<InstanceManifest> {
-  const objects = await readManifests(path.resolve(root, file), file);
+async function readInstance(reads: ManifestReads, cluster: string, file: string): Promise<InstanceManifest> {
+  const objects = await reads.read(file);
   const found = objects.filter((o) => o.kind === 'FluxInstance');
   const where = `clusters.${cluster}.bootstrap.install.instance in tiers.yaml`;
   if (found.length === 0) {

@@ -49,7 +49,7 @@ export async function withReporter(io: Io, o: { format: Format; record?: string 
 /** `standup up`, `standup resume` and `standup crds`: the same runner, different steps; `needs` is what each reads first. */
 export async function runMode(mode: RunMode, needs: Omit<ReadNeeds, 'env'>, formats: readonly Format[], flags: RunFlags, io: Io): Promise<number> {
   const format = outputFormat(flags.output, formats, 'text');
-  const target = await readRunTarget(flags, { ...needs, preflight: true, connectTimeout: io.env.STANDUP_CONNECT_TIMEOUT, env: io.env });
+  const target = await readRunTarget(flags, { ...needs, preflight: true, connectTimeout: io.env.STANDUP_CONNECT_TIMEOUT, env: io.env, session: io.loadSession });
   try {
     return await withReporter(io, { format, record: flags.record }, (emit, signal) =>
       run(target, mode, { emit, signal, dryRun: flags.dryRun, sourceUrl: flags.sourceUrl, force: flags.force }),

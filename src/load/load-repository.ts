@@ -43,8 +43,11 @@ export interface LoadOptions extends ClusterSelection {
   localSources?: string[];
   /** Read the repository at this git revision (exported to a temp dir), not the working tree. */
   rev?: string;
-  /** Called with tiers.yaml as soon as it is read, long before the tiers are rendered (`up` starts preflight with it). */
-  onConfig?: (config: StandupConfig) => void;
+  /**
+   * Called with tiers.yaml as soon as it is read, long before the tiers are rendered (`up` starts preflight with it),
+   * with the repository's work tree and the load's parse memo (`up` reads its bootstrap files with them meanwhile).
+   */
+  onConfig?: (config: StandupConfig, at: { root: string; memo: TextMemo }) => void;
   /**
    * Called once the clusters' first kustomize builds have started (or the load ended before any): the moment for
    * other start-up work that needs the CPU, which would otherwise delay those processes' start.
@@ -140,7 +143,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     const memo = session.openMemo(renderCache && !renderCache.disabled ? memoFileFor(renderCache.dir, { root, tiersYaml }) : null);
     const ctx = createRenderContext({ ...o, root: readRoot, work, kustomize, memo, renderCache, kustomizeId: kustomizeId ?? '' });
     const { config, file } = await readTiers(readRoot, tiersYaml, memo);
-    o.onConfig?.(config);
+    o.onConfig?.(config, { root, memo });
     for (const [provider, sets] of Object.entries(config.resourceSetInputs)) ctx.resourceSetInputs.set(provider, sets);
     // Relative to the work tree, also with --rev: a companion directory is read as it is now, not at the revision.
     ctx.localSources = [

@@ -3,12 +3,13 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
 import { LoadSession } from '../../src/load/load-session.js';
 import { plainStyle } from '../../src/ui/style.js';
 import { PROJECT } from './run.js';
+import { yaml } from '../../src/repo/lazy-yaml.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -75,5 +76,32 @@ describe('the render cache from the command line', () => {
     const fresh = load((await cli(env, 'up', '--cluster', 'dev', '--kubeconfig', kubeconfig, '--verbose', '--no-cache')).stderr);
     expect(fresh.hits).toBe(0);
     expect(fresh.spawned).toBeGreaterThan(0);
+  });
+
+  it('up keeps what it parsed after the load (its bootstrap files) in the parse memo: its next run parses no YAML', async () => {
+    const xdg = mkdtempSync(path.join(tmpdir(), 'standup-cli-cache-memo-'));
+    dirs.push(xdg);
+    const kubeconfig = path.join(xdg, 'kubeconfig');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: standup-testbed, context: {cluster: c, user: u}}]\ncurrent-context: standup-testbed\n');
+    const env = { XDG_CACHE_HOME: xdg, STANDUP_CONNECT_TIMEOUT: '2s' };
+    const parsed: string[] = [];
+    const real = yaml().parseAllDocuments.bind(yaml());
+    const counting = vi.spyOn(yaml(), 'parseAllDocuments').mockImplementation(((text: string, ...rest: unknown[]) => {
+      parsed.push(text);
+      return (real as (...x: unknown[]) => unknown)(text, ...rest);
+    }) as never);
+    try {
+      const first = await cli(env, 'up', '--cluster', 'dev', '--kubeconfig', kubeconfig);
+      expect(first.code).toBe(1);
+      expect(parsed.some((t) => t.includes('kind: GitRepository'))).toBe(true); // the root sync's objects (bootstrap.sync)
+      parsed.length = 0;
+      const second = await cli(env, 'up', '--cluster', 'dev', '--kubeconfig', kubeconfig);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain('cannot reach the API server');
+      expect(parsed).toEqual([]);
+    } finally {
+      counting.mockRestore();
+    }
   });
 });

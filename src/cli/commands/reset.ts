@@ -37,7 +37,7 @@ export async function reset(flags: RunFlags & { up?: boolean; yes?: boolean }, i
   const [{ readRunTarget }, { withReporter }, { assertResettable, resetQuestion, runReset }, { contextRefusal }] = await Promise.all([
     import('../read-run-target.js'), import('../run-command.js'), import('../../runner/reset.js'), import('../../runner/preflight.js'),
   ]);
-  const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose', connectTimeout: io.env.STANDUP_CONNECT_TIMEOUT, env: io.env });
+  const target = await readRunTarget(flags, { bootstrap: flags.up ? 'full' : 'none', checks: !!flags.up, fallback: flags.up ? 'apply' : 'diagnose', connectTimeout: io.env.STANDUP_CONNECT_TIMEOUT, env: io.env, session: io.loadSession });
   // Refuse and ask before anything is drawn: resettable, then the question, unless the guard will refuse the run.
   assertResettable(target);
   if (!flags.dryRun && !flags.yes && !contextRefusal(target)) {

@@ -56,7 +56,7 @@ export async function status(flags: StatusOptions, io: Io): Promise<number> {
     import('../read-run-target.js'), import('../../runner/live-state.js'), import('../../ui/status-table.js'), import('../../status/cel.js'),
     import('../../runner/flux-instance.js'), import('../../runner/rset-observe.js'), import('../../runner/feature-gates.js'),
   ]);
-  const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none', env: io.env }, requestMs);
+  const t = await readRunTarget({ ...flags, timeout: undefined }, { bootstrap: 'none', checks: false, fallback: 'none', env: io.env, session: io.loadSession }, requestMs);
   const select = await selector(flags, t.ctx.plan.kustomizations.map((k) => k.key), t.name);
   await ensureReachable(t, requestMs);
   const controller = new AbortController();
