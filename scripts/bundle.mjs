@@ -71,6 +71,42 @@ const nodeUrlForNodeFetch = {
     b.onLoad({ filter: /.*/, namespace: 'node-url' }, () => ({ contents: "module.exports = { URL: require('node:url').URL };", loader: 'js' }));
   },
 };
+// client-node imports the packages behind a kubeconfig's proxy-url (socks-proxy-agent, hpagent) and its OIDC, GCP and
+// Azure auth providers (openid-client, jsonpath-plus) at the top of its modules, so every cluster command compiled and
+// ran them (114 KB of socks, ip-address, smart-buffer and debug alone) though few kubeconfigs name a proxy or those
+// providers: importing the client's chunks took ~59 ms, ~45 ms without them (median of 15, `await import()` of both).
+// They are bundled apart into one CommonJS file (deferred.cjs), which each name's stand-in require()s on first use:
+// the stand-in has the package's export names, each read from the real module when client-node reads it.
+const DEFERRED_FILE = 'deferred.cjs';
+const DEFERRED = ['socks-proxy-agent', 'hpagent', 'openid-client', 'jsonpath-plus'];
+const deferredBuild = await build({
+  stdin: { contents: `module.exports = {${DEFERRED.map((n) => `${JSON.stringify(n)}: require(${JSON.stringify(n)})`).join(', ')}};`, resolveDir: path.resolve('.'), loader: 'js' },
+  outfile: path.join(out, DEFERRED_FILE),
+  bundle: true,
+  metafile: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'eof',
+  logLevel: 'error',
+});
+const deferredExports = Object.fromEntries(await Promise.all(DEFERRED.map(async (n) => [n, Object.keys(await import(n)).filter((k) => k !== '__esModule')])));
+const deferredOnFirstUse = {
+  name: 'deferred-on-first-use',
+  setup: (b) => {
+    const names = new RegExp(`^(${DEFERRED.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter: names }, (a) => (a.importer.includes('/node_modules/@kubernetes/client-node/') ? { path: a.path, namespace: 'deferred' } : undefined));
+    b.onResolve({ filter: new RegExp(`^\\./${DEFERRED_FILE.replace('.', '\\.')}$`) }, (a) => ({ path: a.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'deferred' }, (a) => ({
+      loader: 'js',
+      contents: `let m; const real = () => (m ??= require('./${DEFERRED_FILE}')[${JSON.stringify(a.path)}]);
+Object.defineProperty(exports, '__esModule', { value: true });
+for (const k of ${JSON.stringify(deferredExports[a.path])}) Object.defineProperty(exports, k, { enumerable: true, get: () => real()[k] });`,
+    }));
+  },
+};
 const result = await build({
   // cel is an entry of its own so the installed package's test can load the evaluator by a stable name.
   entryPoints: { main: path.join(dist, 'cli/main.js'), cel: path.join(dist, 'status/cel.js') },
@@ -85,7 +121,7 @@ const result = await build({
   minifySyntax: true,
   legalComments: 'eof',
   define: { __STANDUP_BUILD_ID__: JSON.stringify(buildId), __STANDUP_YAML__: JSON.stringify(`./${YAML_FILE}`) },
-  plugins: [yamlBesideChunks, nodeUrlForNodeFetch, clientNodePure],
+  plugins: [deferredOnFirstUse, yamlBesideChunks, nodeUrlForNodeFetch, clientNodePure],
   // Bundled CommonJS packages require() Node's own modules.
   banner: { js: "import { createRequire as __standupRequire } from 'node:module'; const require = __standupRequire(import.meta.url);" },
   metafile: true,
@@ -95,7 +131,7 @@ const result = await build({
 // Packages client-node's dependencies require() inside a try, to use when installed (ws: bufferutil and
 // utf-8-validate, native speed-ups; node-fetch: encoding, for non-UTF-8 bodies the API server never sends).
 const OPTIONAL = ['bufferutil', 'utf-8-validate', 'encoding'];
-const outside = (p) => p !== `./${YAML_FILE}` && !p.startsWith('node:') && !builtinModules.includes(p) && !OPTIONAL.includes(p);
+const outside = (p) => p !== `./${YAML_FILE}` && p !== `./${DEFERRED_FILE}` && !p.startsWith('node:') && !builtinModules.includes(p) && !OPTIONAL.includes(p);
 const leftovers = Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && outside(i.path));
 if (leftovers.length) {
   console.error(`bundle: imports left outside the bundle: ${[...new Set(leftovers.map((i) => i.path))].join(', ')}`);
@@ -107,7 +143,7 @@ if (leftovers.length) {
 // and licence file; a package that ships none is named with its licence (Apache-2.0's text is the project's LICENSE).
 const NOTICES = 'THIRD-PARTY-NOTICES.txt';
 const packageDirs = new Set();
-for (const meta of [result.metafile, yamlBuild.metafile]) {
+for (const meta of [result.metafile, yamlBuild.metafile, deferredBuild.metafile]) {
   for (const input of Object.keys(meta.inputs)) {
     const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (m) packageDirs.add(m[1]);

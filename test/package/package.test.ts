@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
@@ -186,6 +188,40 @@ describe('installed from the tarball, production dependencies only', { timeout: 
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('tiers.yaml:4:11: clusters.dev.path: Invalid input: expected string, received number');
     expect(r.stderr).toContain('tiers.yaml:5:17: clusters.dev.resettable: Invalid input: expected boolean, received string');
+  });
+
+  it('a kubeconfig\'s proxy-url: status goes through the HTTP or SOCKS proxy it names (the bundle loads their packages on first use)', async () => {
+    // Both proxies only record what they were asked and refuse: the API server (port 1, where nothing listens) is
+    // never reached, so the run ends unreachable; what matters is which proxy saw the connection, and how.
+    const seen: string[] = [];
+    const httpProxy = http.createServer((_req, res) => res.writeHead(502).end());
+    httpProxy.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
+      seen.push(`http CONNECT ${req.url}`);
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    });
+    const socks = net.createServer((s) => s.once('data', (b: Buffer) => (seen.push(`socks version ${b[0]}`), s.destroy())));
+    const port = (server: net.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+    const [httpPort, socksPort] = await Promise.all([port(httpProxy), port(socks)]);
+    try {
+      const repo = path.join(PROJECT, 'test/fixtures/lint/clean');
+      for (const [proxy, expected] of [[`http://127.0.0.1:${httpPort}`, 'http CONNECT 127.0.0.1:1'], [`socks5://127.0.0.1:${socksPort}`, 'socks version 5']] as const) {
+        const kubeconfig = path.join(installed.dir, `proxy-kubeconfig-${proxy.split(':')[0]}`);
+        writeFileSync(kubeconfig, [
+          'apiVersion: v1', 'kind: Config', 'current-context: lint-dev',
+          'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true, proxy-url: "' + proxy + '"}}]',
+          'contexts: [{name: lint-dev, context: {cluster: c, user: u}}]',
+          'users: [{name: u, user: {token: not-a-secret}}]', '',
+        ].join('\n'));
+        seen.length = 0;
+        const r = await run(['status', '--repo', repo, '--cluster', 'dev', '--kubeconfig', kubeconfig]);
+        expect(r.stderr).toContain('cannot reach the API server');
+        expect(r.exitCode).toBe(1);
+        expect(seen[0]).toBe(expected);
+      }
+    } finally {
+      httpProxy.close();
+      socks.close();
+    }
   });
 
   it('a bad flag is exit 2 with the message on stderr, as from the source', async () => {
