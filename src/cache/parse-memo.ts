@@ -6,15 +6,21 @@
 // repository do not evict each other's). Each use gets a fresh copy. A result JSON cannot hold exactly (NaN,
 // Infinity, -0, anything but plain data) is never kept. The load saves its memo when it is done, and the load
 // session again when the command ends (load/load-session.ts): objects are parsed lazily, and commands (check's
-// rules) read most of them after the load has returned.
+// rules) read most of them after the load has returned. A repository whose own memo does not exist yet (its
+// tiers.yaml was edited, a clone with another one) borrows the memo saved last: entries are keyed by text, so what
+// it finds there is exact.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { TextMemo } from '../repo/lazy-yaml.js';
 import { standupBuildId } from './standup-build-id.js';
 
 const FORMAT = 'standup-parse-memo 2';
 const KEEP_LOADS = 8;
+
+/** Beside the memos: the name of the one saved last, for a load whose own memo does not exist yet (see ParseMemo). */
+const LATEST = 'latest';
+const MEMO_NAME = /^[0-9a-f]{32}\.memo$/;
 
 /**
  * Where the memo of a repository lives in the render cache's directory: one memo per repository and standup build,
@@ -32,6 +38,12 @@ export function memoFileFor(cacheDir: string, repo: { root: string; tiersYaml: s
 export class ParseMemo implements TextMemo {
   /** From the file: hash -> [JSON, the load that last used it]. */
   private known = new Map<string, [string, number]>();
+  /**
+   * `known` came from the memo saved last, not this repository's own (which did not exist): a repository whose
+   * tiers.yaml was edited, or a new clone with another tiers.yaml, is most often the one loaded last, under a new
+   * name. Its entries are keyed by the text they parsed, so every hit is exact; only what this load uses is kept.
+   */
+  private borrowed = false;
   private used = new Map<string, string>();
   private added = 0;
   /** This load's number: one more than the file's. */
@@ -39,7 +51,10 @@ export class ParseMemo implements TextMemo {
 
   /** @param file where the memo lives between loads, or null to keep it for this load only */
   constructor(private readonly file: string | null) {
-    if (file) this.read(file);
+    if (file && !this.read(file, true)) {
+      const last = this.latest();
+      if (last) this.borrowed = this.read(last, false);
+    }
   }
 
   get<T>(how: string, text: string, parse: () => T): T {
@@ -73,7 +88,7 @@ export class ParseMemo implements TextMemo {
   save(): void {
     if (!this.file || this.added === 0) return;
     const entries: Record<string, [string, number]> = {};
-    for (const [h, e] of this.known) if (e[1] > this.gen - KEEP_LOADS && !this.used.has(h)) entries[h] = e;
+    if (!this.borrowed) for (const [h, e] of this.known) if (e[1] > this.gen - KEEP_LOADS && !this.used.has(h)) entries[h] = e;
     for (const [h, j] of this.used) entries[h] = [j, this.gen];
     const payload = Buffer.from(JSON.stringify({ gen: this.gen, entries }), 'utf8');
     const head = `${FORMAT} ${standupBuildId()} ${payload.length} ${createHash('sha256').update(payload).digest('hex')}\n`;
@@ -95,6 +110,8 @@ export class ParseMemo implements TextMemo {
       renameSync(tmp, this.file);
       this.known = new Map(Object.entries(entries));
       this.added = 0;
+      this.borrowed = false;
+      this.pointLatest();
     } catch {
       try {
         unlinkSync(tmp);
@@ -104,12 +121,42 @@ export class ParseMemo implements TextMemo {
     }
   }
 
-  private read(file: string): void {
+  /** The memo saved last in this memo's folder, when it is another file than this one's. */
+  private latest(): string | null {
+    try {
+      const name = readFileSync(path.join(path.dirname(this.file!), LATEST), 'utf8').trim();
+      return MEMO_NAME.test(name) && name !== path.basename(this.file!) ? path.join(path.dirname(this.file!), name) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Names this memo as the one saved last (a small file, renamed into place like the memo). */
+  private pointLatest(): void {
+    const dir = path.dirname(this.file!);
+    const tmp = path.join(dir, `${LATEST}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      writeFileSync(tmp, `${path.basename(this.file!)}\n`, { mode: 0o600 });
+      renameSync(tmp, path.join(dir, LATEST));
+    } catch {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* never created */
+      }
+    }
+  }
+
+  /**
+   * Reads a memo file; true when it held a valid memo. `own`: this memo's file, removed when damaged or of another
+   * build; a borrowed one is left as it is (it is another repository's).
+   */
+  private read(file: string, own: boolean): boolean {
     let buf: Buffer;
     try {
       buf = readFileSync(file);
     } catch {
-      return;
+      return false;
     }
     const nl = buf.indexOf(0x0a);
     const [a, b, code, len, sum] = nl > 0 ? buf.subarray(0, nl).toString('utf8').split(' ') : [];
@@ -133,13 +180,14 @@ export class ParseMemo implements TextMemo {
         ok = false;
       }
     }
-    if (!ok) {
+    if (!ok && own) {
       try {
         unlinkSync(file);
       } catch {
         /* gone */
       }
     }
+    return ok;
   }
 }
 

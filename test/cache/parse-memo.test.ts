@@ -95,6 +95,66 @@ describe('ParseMemo: YAML parsed once per text', () => {
   });
 });
 
+describe('a repository\'s first load borrows the memo saved last', () => {
+  const cacheDir = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'standup-memo-borrow-'));
+    dirs.push(d);
+    return d;
+  };
+  const tiers = 'version: 1\nclusters:\n  dev: {path: clusters/dev}\n';
+
+  it('an edited tiers.yaml (a memo of its own not saved yet) reads the last load\'s entries, and keeps only what it used', () => {
+    const c = cacheDir();
+    const before = memoFileFor(c, { root: '/work/a', tiersYaml: tiers });
+    const a = new ParseMemo(before);
+    a.get('object', 'kept: 1\n', () => ({ kept: 1 }));
+    a.get('object', 'unused: 1\n', () => ({ unused: 1 }));
+    a.save();
+    const edited = memoFileFor(c, { root: '/work/a', tiersYaml: `${tiers}# edited\n` });
+    let parses = 0;
+    const b = new ParseMemo(edited);
+    expect(b.get('object', 'kept: 1\n', () => (parses++, { kept: 1 }))).toEqual({ kept: 1 });
+    expect(parses).toBe(0);
+    b.get('object', 'new: 1\n', () => (parses++, { new: 1 }));
+    b.save();
+    const own = readFileSync(edited, 'utf8');
+    expect(own).toContain('{\\"kept\\":1}');
+    expect(own).toContain('{\\"new\\":1}');
+    expect(own).not.toContain('unused');
+    // The memo it borrowed from is left as it was, and the next load of the edited repository reads its own.
+    expect(readFileSync(before, 'utf8')).toContain('unused');
+    const c2 = new ParseMemo(edited);
+    c2.get('object', 'new: 1\n', () => (parses++, { new: 1 }));
+    expect(parses).toBe(1);
+  });
+
+  it('a damaged memo saved last is not trusted, and not removed (it is another repository\'s)', () => {
+    const c = cacheDir();
+    const other = memoFileFor(c, { root: '/work/other', tiersYaml: tiers });
+    const a = new ParseMemo(other);
+    a.get('object', 'a: 1\n', () => ({ a: 1 }));
+    a.save();
+    writeFileSync(other, readFileSync(other, 'utf8').replace(':1}', ':2}'));
+    let parses = 0;
+    const b = new ParseMemo(memoFileFor(c, { root: '/work/mine', tiersYaml: null }));
+    expect(b.get('object', 'a: 1\n', () => (parses++, { a: 1 }))).toEqual({ a: 1 });
+    expect(parses).toBe(1);
+    expect(readFileSync(other, 'utf8')).toContain(':2}');
+  });
+
+  it('a pointer naming anything but a memo in its folder is ignored', () => {
+    const c = cacheDir();
+    const own = memoFileFor(c, { root: '/work/a', tiersYaml: tiers });
+    const a = new ParseMemo(own);
+    a.get('object', 'a: 1\n', () => ({ a: 1 }));
+    a.save();
+    writeFileSync(path.join(path.dirname(own), 'latest'), `../${path.basename(own)}\n`);
+    let parses = 0;
+    new ParseMemo(memoFileFor(c, { root: '/work/b', tiersYaml: null })).get('object', 'a: 1\n', () => (parses++, { a: 1 }));
+    expect(parses).toBe(1);
+  });
+});
+
 describe('memoFileFor: which memo a load reads', () => {
   it('a repository with a tiers.yaml is known by its text, wherever it is (a fresh clone reads the last load\'s memo)', () => {
     const tiers = 'version: 1\nclusters:\n  dev: {path: clusters/dev}\n';
