@@ -24,8 +24,9 @@ export interface RepositoryCheck {
  */
 export async function checkRepository(repo: LoadedRepository, contexts: PlanContext[], legacyOrder?: LintInput['legacyOrder']): Promise<RepositoryCheck> {
   const bootstrap = readPreFluxInstalls(repo.root, repo.config, repo.clusters, repo.problems, repo.memo);
-  // tiers.yaml's parser (yaml, zod) only when there is a tiers.yaml: a warm check of a repository without one never loads it.
-  const ignoreLines = repo.configFile ? (await import('../repo/tiers-yaml-parser.js')).ignoreEntryLines(await readFile(repo.configFile, 'utf8')) : [];
+  // Only when tiers.yaml has ignore entries (on the path of every up: this was a second parse of tiers.yaml, and
+  // loading zod, ~140 KB of code, after the load).
+  const ignoreLines = repo.configFile && repo.config.ignore.length > 0 ? (await import('../repo/tiers-yaml-lines.js')).ignoreEntryLines(await readFile(repo.configFile, 'utf8'), repo.memo) : [];
   const { kept, suppressed } = findProblems({
     clusters: contexts, config: repo.config, legacyOrder, bootstrap, loadProblems: repo.problems, models: repo.clusters, ignoreLines,
   });

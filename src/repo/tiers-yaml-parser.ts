@@ -94,14 +94,3 @@ function invalid(name: string, lines: string[]): ConfigError {
     'Fix the lines above; every key is listed in the README under "tiers.yaml".',
   );
 }
-
-/** The line of each `ignore:` entry of tiers.yaml text, in order (null where the YAML does not say). */
-export function ignoreEntryLines(text: string): (number | null)[] {
-  const lc = new (yaml().LineCounter)();
-  const doc = yaml().parseDocument(text, { lineCounter: lc, prettyErrors: false });
-  const data = doc.toJS() as { ignore?: unknown[] } | null;
-  return (Array.isArray(data?.ignore) ? data!.ignore : []).map((_, i) => {
-    const node = nodeAt(doc, ['ignore', i]);
-    return node?.range ? lc.linePos(node.range[0]).line : null;
-  });
-}

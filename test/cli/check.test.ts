@@ -62,3 +62,21 @@ describe('check on the lint fixtures', () => {
     expect(r.stderr).toContain('cannot read --legacy-order nope.sh');
   });
 });
+
+describe('check with tiers.yaml ignore entries', () => {
+  it('suppresses by an entry and names an entry that matches nothing at its line in tiers.yaml', async () => {
+    const { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'standup-check-ignore-'));
+    try {
+      cpSync(lint('unknown-origin'), dir, { recursive: true });
+      const tiers = readFileSync(path.join(dir, 'tiers.yaml'), 'utf8');
+      writeFileSync(path.join(dir, 'tiers.yaml'), `${tiers.trimEnd()}\nignore:\n  - {code: runtime-crd, group: monitoring.coreos.com, reason: the monitoring stack installs it}\n\n  - code: runtime-crd\n    tier: flux-system/none\n    reason: stale\n`);
+      const lines = tiers.trimEnd().split('\n').length;
+      const r = await problems('--repo', dir);
+      expect(r.problems.map((p) => [p.code, p.file, p.line])).toEqual([['ignore-unmatched', 'tiers.yaml', lines + 4]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
