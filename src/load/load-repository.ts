@@ -176,7 +176,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     // Saved now for a next load in this process, and again when the session closes with what was parsed after.
     memo.save();
     await renderCache?.flush();
-    renderCache?.maybeCollect();
+    void renderCache?.maybeCollect(); // in the background: it never fails the load, and the process waits for it
     const stats: LoadStats = {
       spawned: ctx.builder.spawned,
       builds: ctx.seq.n,

@@ -282,11 +282,26 @@ describe('bounded, and private to its user', () => {
       utimesSync(path.join(dir, 'render', k.slice(0, 2), `${k}.entry`), t, t);
     });
     expect(c.get(keys[0]!)).not.toBeNull();
-    c.collect();
+    await c.collect();
     const left = entryFiles(dir);
     const total = left.reduce((n, f) => n + statSync(f).size, 0);
     expect(total).toBeLessThanOrEqual(8_000);
     expect(left.map((f) => path.basename(f).slice(0, 2)).sort()).toEqual(['00', ...keys.slice(-(left.length - 1)).map((k) => k.slice(0, 2))].sort());
+  });
+
+  it('collects after a run that wrote entries in the background, at most every ten minutes: nothing is walked before maybeCollect returns', async () => {
+    const dir = temp('standup-cache-');
+    const c = new RenderCache({ dir, maxBytes: 5_000 });
+    const text = 'x'.repeat(900);
+    const keys = Array.from({ length: 10 }, (_, i) => `${String(i).padStart(2, '0')}${'b'.repeat(62)}`);
+    keys.forEach((k, i) => c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] }));
+    await c.flush();
+    const pending = c.maybeCollect();
+    expect(pending).not.toBeNull();
+    expect(entryFiles(dir)).toHaveLength(10);
+    await pending;
+    expect(entryFiles(dir).reduce((n, f) => n + statSync(f).size, 0)).toBeLessThanOrEqual(4_000);
+    expect(c.maybeCollect()).toBeNull();
   });
 
   it('a cache directory that others may write is not used (and the load says so)', async () => {
