@@ -32,20 +32,10 @@ for (const name of IN_BUILD_ID) id.update(`${name} ${JSON.parse(readFileSync(`no
 const buildId = id.digest('hex').slice(0, 32);
 
 rmSync(out, { recursive: true, force: true });
+// A package bundled apart into one CommonJS file beside the chunks, which they require() on first use.
+const oneCommonJsFile = (o) => build({ ...o, bundle: true, metafile: true, format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, minifySyntax: true, legalComments: 'eof', logLevel: 'error' });
 const YAML_FILE = 'yaml.cjs';
-const yamlBuild = await build({
-  entryPoints: [createRequire(import.meta.url).resolve('yaml')],
-  outfile: path.join(out, YAML_FILE),
-  bundle: true,
-  metafile: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'eof',
-  logLevel: 'error',
-});
+const yamlBuild = await oneCommonJsFile({ entryPoints: [createRequire(import.meta.url).resolve('yaml')], outfile: path.join(out, YAML_FILE) });
 // Every chunk sits in dist/bundle beside yaml.cjs, so one relative name serves them all.
 const yamlBesideChunks = {
   name: 'yaml-beside-chunks',
@@ -79,18 +69,9 @@ const nodeUrlForNodeFetch = {
 // the stand-in has the package's export names, each read from the real module when client-node reads it.
 const DEFERRED_FILE = 'deferred.cjs';
 const DEFERRED = ['socks-proxy-agent', 'hpagent', 'openid-client', 'jsonpath-plus'];
-const deferredBuild = await build({
+const deferredBuild = await oneCommonJsFile({
   stdin: { contents: `module.exports = {${DEFERRED.map((n) => `${JSON.stringify(n)}: require(${JSON.stringify(n)})`).join(', ')}};`, resolveDir: path.resolve('.'), loader: 'js' },
   outfile: path.join(out, DEFERRED_FILE),
-  bundle: true,
-  metafile: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'eof',
-  logLevel: 'error',
 });
 const deferredExports = Object.fromEntries(await Promise.all(DEFERRED.map(async (n) => [n, Object.keys(await import(n)).filter((k) => k !== '__esModule')])));
 const deferredOnFirstUse = {

@@ -268,13 +268,18 @@ describe('two runs at once', () => {
   });
 });
 
+/** One entry per key, each a ConfigMap of `text`. */
+function putConfigMaps(c: RenderCache, keys: string[], text: string): void {
+  keys.forEach((k, i) => c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] }));
+}
+
 describe('bounded, and private to its user', () => {
   it('evicts the least recently used entries once past the bound, down to 80% of it', async () => {
     const dir = temp('standup-cache-');
     const c = new RenderCache({ dir, maxBytes: 10_000 });
     const text = 'x'.repeat(900);
     const keys = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(62)}`);
-    keys.forEach((k, i) => c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] }));
+    putConfigMaps(c, keys, text);
     await c.flush();
     keys.forEach((k, i) => {
       // Older keys were used longer ago; key 0 was used just now (a hit touches the entry).
@@ -294,7 +299,7 @@ describe('bounded, and private to its user', () => {
     const c = new RenderCache({ dir, maxBytes: 5_000 });
     const text = 'x'.repeat(900);
     const keys = Array.from({ length: 10 }, (_, i) => `${String(i).padStart(2, '0')}${'b'.repeat(62)}`);
-    keys.forEach((k, i) => c.put(k, { ok: true, objects: [{ text, header: { apiVersion: 'v1', kind: 'ConfigMap', name: `c${i}`, namespace: null, labels: {}, annotations: {} }, file: null, generated: false }] }));
+    putConfigMaps(c, keys, text);
     await c.flush();
     const pending = c.maybeCollect();
     expect(pending).not.toBeNull();

@@ -24,6 +24,14 @@ async function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
   return { code, stdout, stderr, stats: session.stats };
 }
 
+/** A kubeconfig whose cluster refuses at once: up loads the repository, then its preflight says it is unreachable. */
+function refusingKubeconfig(dir: string): string {
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+    'users: [{name: u, user: {token: t}}]\ncontexts: [{name: standup-testbed, context: {cluster: c, user: u}}]\ncurrent-context: standup-testbed\n');
+  return kubeconfig;
+}
+
 describe('the render cache from the command line', () => {
   it('plan fills $XDG_CACHE_HOME/standup, and the next run reads it; --no-cache does neither', async () => {
     const xdg = mkdtempSync(path.join(tmpdir(), 'standup-cli-cache-'));
@@ -57,10 +65,7 @@ describe('the render cache from the command line', () => {
   it('up reads what check rendered from it, before it connects; --no-cache renders again', async () => {
     const xdg = mkdtempSync(path.join(tmpdir(), 'standup-cli-cache-up-'));
     dirs.push(xdg);
-    // A cluster that refuses at once: up loads the repository, then its preflight says the server is unreachable.
-    const kubeconfig = path.join(xdg, 'kubeconfig');
-    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
-      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: standup-testbed, context: {cluster: c, user: u}}]\ncurrent-context: standup-testbed\n');
+    const kubeconfig = refusingKubeconfig(xdg);
     const env = { XDG_CACHE_HOME: xdg, STANDUP_CONNECT_TIMEOUT: '2s' };
     await cli(env, 'check', '--cluster', 'dev');
     const load = (stderr: string) => {
@@ -81,9 +86,7 @@ describe('the render cache from the command line', () => {
   it('up keeps what it parsed after the load (its bootstrap files) in the parse memo: its next run parses no YAML', async () => {
     const xdg = mkdtempSync(path.join(tmpdir(), 'standup-cli-cache-memo-'));
     dirs.push(xdg);
-    const kubeconfig = path.join(xdg, 'kubeconfig');
-    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
-      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: standup-testbed, context: {cluster: c, user: u}}]\ncurrent-context: standup-testbed\n');
+    const kubeconfig = refusingKubeconfig(xdg);
     const env = { XDG_CACHE_HOME: xdg, STANDUP_CONNECT_TIMEOUT: '2s' };
     const parsed: string[] = [];
     const real = yaml().parseAllDocuments.bind(yaml());
