@@ -109,7 +109,11 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   };
   const onRendering = () => {
     // The builds first, then the client's import: both want the CPU, and the processes should start at once.
-    if (reads && readsFor) reads.readAhead(readsFor.config, readsFor.name, need.fallback !== 'none');
+    try {
+      if (reads && readsFor) reads.readAhead(readsFor.config, readsFor.name, need.fallback !== 'none');
+    } catch {
+      // Only a head start: readTarget reads the same files again where it needs them, and says what is wrong there.
+    }
     startClient();
   };
   const loading = loadRepository({ repo: f.repo, clusters: f.cluster.length ? f.cluster : undefined, path: f.path, source: f.source, localSources: f.localSource, scope: need.checks ? 'all' : 'graph', cache: renderCacheDir(f, need.env), onConfig, onRendering }, need.session);
