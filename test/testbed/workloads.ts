@@ -139,13 +139,34 @@ export async function describeDeployment(kc: KubeConfig, namespace: string, name
 
 export async function waitDeploymentAvailable(kc: KubeConfig, namespace: string, name: string, timeoutMs = 60_000): Promise<V1Deployment> {
   const api = kc.makeApiClient(AppsV1Api);
-  return pollUntil(
-    `Deployment ${namespace}/${name} Available`,
-    async () => {
-      const d = await api.readNamespacedDeployment({ namespace, name });
-      if (available(d) && d.status?.observedGeneration === d.metadata?.generation) return d;
-      throw new Error(await describeDeployment(kc, namespace, name));
-    },
-    { timeoutMs, intervalMs: 300 },
-  );
+  try {
+    return await pollUntil(
+      `Deployment ${namespace}/${name} Available`,
+      async () => {
+        const d = await api.readNamespacedDeployment({ namespace, name });
+        if (available(d) && d.status?.observedGeneration === d.metadata?.generation) return d;
+        throw new Error(await describeDeployment(kc, namespace, name));
+      },
+      { timeoutMs, intervalMs: 300 },
+    );
+  } catch (e) {
+    // A pod that runs but never turns ready says why only in its log (CoreDNS: which plugin it still waits on): the
+    // testbed's state directory is gone by the time anyone reads the failure, so the log goes into the message.
+    if (e instanceof Error) e.message += await notReadyLogs(kc, namespace, name).catch((x: unknown) => `\n(pod logs unavailable: ${x instanceof Error ? x.message : String(x)})`);
+    throw e;
+  }
+}
+
+/** The last lines of the log of each of the Deployment's pods that is not ready. */
+async function notReadyLogs(kc: KubeConfig, namespace: string, name: string): Promise<string> {
+  const d = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace, name });
+  const sel = Object.entries(d.spec?.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = (await core.listNamespacedPod({ namespace, labelSelector: sel })).items.filter((p) => !p.status?.containerStatuses?.every((c) => c.ready));
+  const out: string[] = [];
+  for (const p of pods) {
+    const log = await core.readNamespacedPodLog({ namespace, name: p.metadata!.name!, tailLines: 15 }).catch((x: unknown) => `(no log: ${x instanceof Error ? x.message : String(x)})`);
+    out.push(`\n--- ${p.metadata?.name} (last lines of its log) ---\n${String(log).trimEnd()}`);
+  }
+  return out.join('');
 }
