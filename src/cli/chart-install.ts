@@ -1,7 +1,6 @@
 // bootstrap.install.operator (or .path) naming a Helm chart: rendered here, while the run's inputs are read, with the
 // real helm, so that a chart that does not render is exit 2 naming tiers.yaml:LINE before anything touches a cluster,
 // and the objects then take the path rendered manifests take (context guard, dry-run, server-side apply, wait).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chartSource, ChartSourceError, type ChartSource } from '../bootstrap/chart-source.js';
 import { findHelm } from '../bootstrap/find-helm.js';
@@ -23,7 +22,7 @@ const isMap = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
  * repository's own release of the chart are looked up.
  */
 export async function readChartInstall(repo: LoadedRepository, cluster: string, key: 'path' | 'operator', file: string, objects: readonly RenderedObject[], env: NodeJS.ProcessEnv = process.env): Promise<{ file: string; objects: K8sObject[] } | null> {
-  const at = `${CONFIG_FILE}${configLineOf(configText(repo), key, file)}`;
+  const at = `${CONFIG_FILE}${configLineOf(repo.configText, key, file)}`;
   const named = `clusters.${cluster}.bootstrap.install.${key} names ${file}`;
   let src: ChartSource | null;
   try {
@@ -60,14 +59,6 @@ function withNamespace(objects: K8sObject[], namespace: string): K8sObject[] {
 }
 
 const shownChart = (root: string, chart: string) => (path.isAbsolute(chart) ? path.relative(root, chart) || '.' : chart);
-
-function configText(repo: LoadedRepository): string | null {
-  try {
-    return repo.configFile ? readFileSync(repo.configFile, 'utf8') : null;
-  } catch {
-    return null;
-  }
-}
 
 function sourceLookup(objects: readonly RenderedObject[]) {
   return (kind: string, namespace: string, name: string): Obj | null =>

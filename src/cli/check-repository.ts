@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { findProblems } from '../lint/findings.js';
 import type { LintInput } from '../lint/rule.js';
 import type { Suppressed } from '../lint/suppress.js';
@@ -25,8 +24,8 @@ export interface RepositoryCheck {
 export async function checkRepository(repo: LoadedRepository, contexts: PlanContext[], legacyOrder?: LintInput['legacyOrder']): Promise<RepositoryCheck> {
   const bootstrap = readPreFluxInstalls(repo.root, repo.config, repo.clusters, repo.problems, repo.memo);
   // Only when tiers.yaml has ignore entries (on the path of every up: this was a second parse of tiers.yaml, and
-  // loading zod, ~140 KB of code, after the load).
-  const ignoreLines = repo.configFile && repo.config.ignore.length > 0 ? (await import('../repo/tiers-yaml-lines.js')).ignoreEntryLines(await readFile(repo.configFile, 'utf8'), repo.memo) : [];
+  // loading zod, ~140 KB of code, after the load), from the text the load validated.
+  const ignoreLines = repo.configText !== null && repo.config.ignore.length > 0 ? (await import('../repo/tiers-yaml-lines.js')).ignoreEntryLines(repo.configText, repo.memo) : [];
   const { kept, suppressed } = findProblems({
     clusters: contexts, config: repo.config, legacyOrder, bootstrap, loadProblems: repo.problems, models: repo.clusters, ignoreLines,
   });

@@ -13,7 +13,7 @@ import { findKustomize } from '../repo/find-kustomize.js';
 import { isDir } from '../repo/fs-stat.js';
 import { exportRevision, findGitRoot, type ExportedRevision } from '../repo/git.js';
 import type { TextMemo } from '../repo/lazy-yaml.js';
-import { CONFIG_FILE, readTiers, readTiersText } from '../repo/tiers-yaml.js';
+import { readTiers, readTiersText } from '../repo/tiers-yaml.js';
 import { kustomizeIdentity } from '../cache/build-cache.js';
 import { memoFileFor } from '../cache/parse-memo.js';
 import { cacheLocation, RenderCache } from '../cache/render-cache.js';
@@ -80,8 +80,11 @@ export interface LoadedRepository {
   root: string;
   /** tiers.yaml, validated; the empty configuration when there is none. */
   config: StandupConfig;
-  /** Absolute path of tiers.yaml, or null. */
-  configFile: string | null;
+  /**
+   * tiers.yaml's text as this load read and validated it (with --rev, the revision's), for its line numbers; null when
+   * the repository has none.
+   */
+  configText: string | null;
   /** One model per selected cluster, in tiers.yaml order (discovered ones by entry path). */
   clusters: ClusterModel[];
   /** Everything found while loading (yaml-invalid, build-failed, path-missing, unresolved-substitution), sorted. */
@@ -198,7 +201,7 @@ export async function loadRepository(o: LoadOptions, session?: LoadSession): Pro
     return {
       root,
       config,
-      configFile: file ? path.join(root, CONFIG_FILE) : null,
+      configText: tiersYaml,
       clusters: results.map((r) => r.model),
       problems,
       notices: [...cacheNotice, ...results.flatMap(({ model: c }) =>

@@ -359,6 +359,6 @@ describe('tiers.yaml through the parse memo', () => {
     writeFileSync(path.join(repo, 'tiers.yaml'), 'clusters:\n  dev:\n    path: clusters/dev\n    resetable: true\n');
     for (let i = 0; i < 2; i++) await expect(loadRepository({ repo, cache })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     rmSync(path.join(repo, 'tiers.yaml'));
-    expect((await loadRepository({ repo, cache })).configFile).toBeNull();
+    expect((await loadRepository({ repo, cache })).configText).toBeNull();
   });
 });

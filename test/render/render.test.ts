@@ -20,7 +20,7 @@ describe('rendering with Flux rules (fixture flux-rules)', () => {
   });
 
   it('discovers the cluster from gotk-sync.yaml and names it after its directory', () => {
-    expect(repo.configFile).toBeNull();
+    expect(repo.configText).toBeNull();
     expect(repo.clusters.map((c) => [c.name, c.entry])).toEqual([['dev', 'clusters/dev']]);
   });
 
