@@ -11,6 +11,14 @@ import type { TextMemo } from '../repo/lazy-yaml.js';
 import { readManifests } from '../repo/manifests.js';
 import { chartForm } from '../bootstrap/operator-chart.js';
 
+type Install = NonNullable<NonNullable<StandupConfig['clusters'][string]['bootstrap']>['install']>;
+
+/** The file or directory tiers.yaml's bootstrap.install names to apply (Flux's install or flux-operator's), or null. */
+export function installFileOf(install: Install | undefined): string | null {
+  if (!install || install === 'already-running') return null;
+  return 'path' in install ? install.path : install.operator;
+}
+
 export class ManifestReads {
   private readonly reads = new Map<string, Promise<K8sObject[]>>();
 
@@ -48,13 +56,11 @@ export class ManifestReads {
   readAhead(config: StandupConfig, name: string, fallback: boolean): void {
     const entry = config.clusters[name];
     const install = entry?.bootstrap?.install;
-    const from = install && install !== 'already-running' ? install : null;
     const files = [
       ...(fallback ? [...config.crds, ...(entry?.crds ?? [])] : []),
-      ...(from && 'instance' in from ? [from.instance] : []),
+      ...(install && install !== 'already-running' && 'instance' in install ? [install.instance] : []),
       ...(entry?.bootstrap?.sync ? [entry.bootstrap.sync] : []),
     ];
-    const installFile = from ? ('path' in from ? from.path : from.operator) : null;
     const isDir = (f: string) => {
       try {
         return statSync(path.resolve(this.root, f)).isDirectory();
@@ -62,8 +68,10 @@ export class ManifestReads {
         return false;
       }
     };
-    for (const f of files.filter(isDir)) void this.start(f);
+    const dirs = files.filter(isDir);
+    for (const f of dirs) void this.start(f);
+    const installFile = installFileOf(install);
     if (installFile && !this.chartForm(installFile)) void this.start(installFile);
-    for (const f of files.filter((x) => !isDir(x))) void this.start(f);
+    for (const f of files) if (!dirs.includes(f)) void this.start(f);
   }
 }

@@ -12,7 +12,7 @@ import { isFluxInstanceRelease, mergeValues } from '../repo/helm-values.js';
 import { ConfigError } from '../model/errors.js';
 import { planCluster } from '../plan/plan.js';
 import { loadRepository, type LoadedRepository } from '../load/load-repository.js';
-import { ManifestReads } from './manifest-reads.js';
+import { installFileOf, ManifestReads } from './manifest-reads.js';
 import type { LoadSession } from '../load/load-session.js';
 import type { TextMemo } from '../repo/lazy-yaml.js';
 import { repoFeatureGate } from '../bootstrap/feature-gates.js';
@@ -98,19 +98,16 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   const config = new Promise<StandupConfig>((resolve) => (configRead = resolve));
   // The bootstrap's files are read while the repository loads, for the cluster tiers.yaml alone says is meant (the
   // one named or the only one); otherwise readTarget reads them once the kubeconfig's context has chosen it.
-  let reads: ManifestReads | null = null;
-  let readsFor: { config: StandupConfig; name: string } | null = null;
+  let ahead = null as { reads: ManifestReads; config: StandupConfig; name: string } | null; // set by onConfig
   const onConfig = (c: StandupConfig, at: { root: string; memo: TextMemo }) => {
     configRead(c);
     const name = chosenCluster(Object.keys(c.clusters), f.cluster[0], c, null);
-    if (need.bootstrap === 'none' || name === undefined) return;
-    reads = new ManifestReads(at.root, at.memo);
-    readsFor = { config: c, name };
+    if (need.bootstrap !== 'none' && name !== undefined) ahead = { reads: new ManifestReads(at.root, at.memo), config: c, name };
   };
   const onRendering = () => {
     // The builds first, then the client's import: both want the CPU, and the processes should start at once.
     try {
-      if (reads && readsFor) reads.readAhead(readsFor.config, readsFor.name, need.fallback !== 'none');
+      ahead?.reads.readAhead(ahead.config, ahead.name, need.fallback !== 'none');
     } catch {
       // Only a head start: readTarget reads the same files again where it needs them, and says what is wrong there.
     }
@@ -131,7 +128,7 @@ export async function readRunTarget(f: ClusterFlags & { force?: boolean }, need:
   const fluxCrdsProbe = need.preflight ? probeFluxCrds(config, f, kube, client) : undefined;
   try {
     const repo = await loading;
-    const t = await readTarget(f, need, overallMs, repo, kube, client, fluxCrdsProbe, reads ?? new ManifestReads(repo.root, repo.memo));
+    const t = await readTarget(f, need, overallMs, repo, kube, client, fluxCrdsProbe, ahead?.reads ?? new ManifestReads(repo.root, repo.memo));
     return connectMs === undefined ? t : { ...t, timeouts: { ...t.timeouts, connectMs } };
   } catch (e) {
     client.close?.(); // the question asked ahead is not waited for
@@ -275,7 +272,7 @@ type Bootstrap = NonNullable<NonNullable<LoadedRepository['config']['clusters'][
 
 async function readBootstrap(repo: LoadedRepository, reads: ManifestReads, cluster: string, b: Bootstrap | undefined, need: 'full' | 'resume', decrypt: boolean, objects: readonly RenderedObject[], render: boolean): Promise<BootstrapInputs | null> {
   const from = b?.install && b.install !== 'already-running' ? b.install : null;
-  let file = from ? ('path' in from ? from.path : from.operator) : null;
+  let file = installFileOf(b?.install);
   // status and reset need the FluxInstance, not the operator's objects: a chart is not rendered for them (no helm run,
   // no download); up and resume render it with helm (cli/chart-install.ts). Anything else is rendered manifests.
   if (!render && file && reads.chartForm(file)) file = null;
