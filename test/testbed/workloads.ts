@@ -125,10 +125,15 @@ export async function applyAll(kc: KubeConfig, objs: Manifest[]): Promise<void> 
 const available = (d: V1Deployment) => d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ?? false;
 
 /** `2/2 ready` plus each unready pod's reason: what a test failure (or standup) should say. */
-export async function describeDeployment(kc: KubeConfig, namespace: string, name: string): Promise<string> {
+/** The Deployment and the pods its selector matches. */
+async function deploymentPods(kc: KubeConfig, namespace: string, name: string): Promise<{ d: V1Deployment; pods: V1Pod[] }> {
   const d = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace, name });
   const sel = Object.entries(d.spec?.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
-  const pods = (await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: sel })).items;
+  return { d, pods: (await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: sel })).items };
+}
+
+export async function describeDeployment(kc: KubeConfig, namespace: string, name: string): Promise<string> {
+  const { d, pods } = await deploymentPods(kc, namespace, name);
   const why = (p: V1Pod) => {
     const cs = p.status?.containerStatuses?.[0];
     const waiting = cs?.state?.waiting?.reason;
@@ -159,12 +164,9 @@ export async function waitDeploymentAvailable(kc: KubeConfig, namespace: string,
 
 /** The last lines of the log of each of the Deployment's pods that is not ready. */
 async function notReadyLogs(kc: KubeConfig, namespace: string, name: string): Promise<string> {
-  const d = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace, name });
-  const sel = Object.entries(d.spec?.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
   const core = kc.makeApiClient(CoreV1Api);
-  const pods = (await core.listNamespacedPod({ namespace, labelSelector: sel })).items.filter((p) => !p.status?.containerStatuses?.every((c) => c.ready));
   const out: string[] = [];
-  for (const p of pods) {
+  for (const p of (await deploymentPods(kc, namespace, name)).pods.filter((x) => !x.status?.containerStatuses?.every((c) => c.ready))) {
     const log = await core.readNamespacedPodLog({ namespace, name: p.metadata!.name!, tailLines: 15 }).catch((x: unknown) => `(no log: ${x instanceof Error ? x.message : String(x)})`);
     out.push(`\n--- ${p.metadata?.name} (last lines of its log) ---\n${String(log).trimEnd()}`);
   }
